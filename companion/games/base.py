@@ -1,0 +1,227 @@
+"""Shared value types for rules engines: record lines, prompts, errors and the game contract.
+
+A rules engine is pure: it turns a state value and a record line into the next state value,
+and describes what it needs next as a :class:`Prompt`. It never touches a clock, a random
+generator, a file or a screen; dice faces arrive as ordinary lines.
+
+>>> Line.parse("Ann pick move-2")
+Line(actor='Ann', verb='pick', args=('move-2',))
+>>> str(Line("table", "roll", ("3", "2")))
+'table roll 3 2'
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Generic, TypeVar
+
+TABLE = "table"
+RESERVED_NAMES = frozenset({"game", "players", "option", TABLE})
+
+
+class IllegalLine(ValueError):
+    """A record line that the rules do not allow in the state reached so far.
+
+    The message is a short sentence a player understands.
+    """
+
+
+class NotYourTurn(IllegalLine):
+    """The line's actor is not the one the game is waiting for."""
+
+
+class BadArguments(IllegalLine):
+    """The line's words are not of the verb's form (count, numbers, names)."""
+
+
+class UnknownVerb(IllegalLine):
+    """The verb is not one this game knows, or not one that fits now."""
+
+
+class GameOver(IllegalLine):
+    """An action line after the game has ended."""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One action line of a game record: ``ACTOR VERB ARGS...``."""
+
+    actor: str
+    verb: str
+    args: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, text: str) -> Line:
+        """Split an action line (no comment) into its words."""
+        words = text.split()
+        if len(words) < 2:
+            raise BadArguments("an action line needs a player (or table) and a verb")
+        return cls(words[0], words[1], tuple(words[2:]))
+
+    def __str__(self) -> str:
+        return " ".join((self.actor, self.verb, *self.args))
+
+
+def number(token: str, low: int, high: int, what: str) -> int:
+    """Read an ASCII-digit number in ``low..high`` or raise :class:`BadArguments`.
+
+    >>> number("05", 1, 6, "a die face")
+    5
+    """
+    if not token or any(ch not in "0123456789" for ch in token):
+        raise BadArguments(f"{what} must be a number, not {token!r}")
+    value = int(token)
+    if not low <= value <= high:
+        raise BadArguments(f"{what} must be {low}-{high}, not {value}")
+    return value
+
+
+def expect_args(line: Line, count: int, form: str) -> None:
+    """Refuse a line whose verb takes ``count`` arguments but got another number."""
+    if len(line.args) != count:
+        raise BadArguments(f"write it as '{line.actor} {line.verb}{(' ' + form) if form else ''}'")
+
+
+# --- Prompts: what the engine needs next, as data the generic widgets can answer ---
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One ready-made answer: a label for the screen and the line it logs."""
+
+    label: str
+    line: Line
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class Roll:
+    """Dice to roll (by the device or at the table) for one line.
+
+    The faces are appended to ``prefix`` in die order. ``labels`` names each die on screen
+    (``("Ann", "Bob")``, ``("d20",)``). ``chance`` is a short line shown before rolling.
+    """
+
+    actor: str
+    verb: str
+    sides: tuple[int, ...]
+    labels: tuple[str, ...]
+    prefix: tuple[str, ...] = ()
+    label: str = "Roll"
+    chance: str = ""
+    #: Faces the rules refuse are rolled again by the device (a leaf that may not land
+    #: there) instead of being reported as an error.
+    reroll_refused: bool = False
+
+    def line(self, faces: tuple[int, ...]) -> Line:
+        """The record line that these faces make."""
+        return Line(self.actor, self.verb, self.prefix + tuple(str(f) for f in faces))
+
+
+@dataclass(frozen=True)
+class Field:
+    """One number of a multi-part answer, picked from ``low..high``."""
+
+    label: str
+    low: int
+    high: int
+    default: int | None = None
+
+
+@dataclass(frozen=True)
+class Form:
+    """A line built from several numbers, asked one at a time (``place K L G``)."""
+
+    label: str
+    actor: str
+    verb: str
+    fields: tuple[Field, ...]
+    prefix: tuple[str, ...] = ()
+
+    def line(self, values: tuple[int, ...]) -> Line:
+        """The record line that these values make."""
+        return Line(self.actor, self.verb, self.prefix + tuple(str(v) for v in values))
+
+
+Answer = Choice | Roll | Form
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """The pending decision: who decides, the question, and the ways to answer it.
+
+    ``answers`` are the required line's possible forms; ``extras`` are lines that are
+    allowed now but not required (a privilege, a hazard, a lap). ``topic`` names the rules
+    page that explains this step.
+    """
+
+    actor: str
+    question: str
+    answers: tuple[Answer, ...]
+    extras: tuple[Answer, ...] = ()
+    topic: str = ""
+
+
+# --- The game contract ---
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """A game option: its default record value and a parser that refuses bad values."""
+
+    default: str
+    parse: Callable[[str], Any]
+    help: str = ""
+    choices: tuple[str, ...] = field(default=())
+
+
+S = TypeVar("S")
+
+
+class Game(ABC, Generic[S]):
+    """The rules of one game. Subclasses hold no mutable state of their own."""
+
+    id: ClassVar[str]
+    title: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    options: ClassVar[Mapping[str, OptionSpec]] = {}
+    #: Whether the rules want the seats shuffled at setup.
+    random_seats: ClassVar[bool] = False
+    #: Rules pages in our own words, by topic; "" is the overview.
+    pages: ClassVar[Mapping[str, str]] = {}
+
+    @abstractmethod
+    def start(self, players: tuple[str, ...], options: Mapping[str, Any]) -> S:
+        """The state before the first action line. ``options`` are parsed values."""
+
+    @abstractmethod
+    def apply(self, state: S, line: Line) -> S:
+        """The state after ``line``, or :class:`IllegalLine` with a reason."""
+
+    @abstractmethod
+    def prompt(self, state: S) -> Prompt | None:
+        """What is needed next; ``None`` when the game is over."""
+
+    @abstractmethod
+    def over(self, state: S) -> bool:
+        """Whether the game has ended."""
+
+    @abstractmethod
+    def winners(self, state: S) -> tuple[str, ...]:
+        """The winners in seat order; empty while not over and when nobody wins."""
+
+    @abstractmethod
+    def details(self, state: S) -> dict[str, Any]:
+        """The game's own summary keys (records.md)."""
+
+    def next_actor(self, state: S) -> str | None:
+        """The actor of the next required line, ``None`` when over."""
+        ask = self.prompt(state)
+        return None if ask is None else ask.actor
+
+    def option_values(self, given: Mapping[str, str]) -> dict[str, Any]:
+        """Every option parsed, defaults filled in."""
+        return {key: spec.parse(given.get(key, spec.default)) for key, spec in self.options.items()}

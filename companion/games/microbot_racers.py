@@ -1,0 +1,490 @@
+"""Microbot Racers: health, laps, first player, action picks, execution and checks.
+
+The track stays on the table; the engine keeps everything that changes tracked state
+(RULES.md section 3, records.md ``microbot-racers``).
+
+>>> game = MicrobotRacers()
+>>> s = game.start(("Ann", "Bob"), game.option_values({}))
+>>> s = game.apply(s, Line("table", "roll", ("3", "2")))
+>>> game.details(s)["p1"], game.next_actor(s)
+('Bob', 'Bob')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from companion.games.base import (
+    TABLE,
+    BadArguments,
+    Choice,
+    Game,
+    GameOver,
+    IllegalLine,
+    Line,
+    NotYourTurn,
+    OptionSpec,
+    Prompt,
+    Roll,
+    UnknownVerb,
+    expect_args,
+    number,
+)
+
+EASY = ("move-1", "move-2", "move-3", "drift-left", "drift-right", "turn-left", "turn-right", "repair")
+HARD = EASY + ("jump-2", "jump-3")
+SIDES = {"easy": EASY, "hard": HARD}
+PICK_ORDER = (0, 1, 1, 0, 0, 1)  # 0 = P1, 1 = P2
+FULL_HEALTH = 6
+MOVING = ("move", "drift", "jump")  # kinds of action that travel (and so can hit things)
+
+
+class NoRunUp(IllegalLine):
+    """A jump whose robot did not move forward just before it."""
+
+
+class DriftTooSoon(IllegalLine):
+    """A drift with no forward move since the robot's last drift."""
+
+
+class SpaceTaken(IllegalLine):
+    """An action space that already holds a marker this turn."""
+
+
+class TooFast(IllegalLine):
+    """A move-N picked with N above the robot's health."""
+
+
+class CheckPending(IllegalLine):
+    """A line other than the roll that a hazard or jump is waiting for."""
+
+
+class NotActing(IllegalLine):
+    """A hazard, impact or lap for a robot that is not carrying out an action."""
+
+
+class PrivilegeSpent(IllegalLine):
+    """A second use of the once-per-race privilege, or one that comes too late."""
+
+
+def kind(action: str) -> str:
+    """``move-2`` -> ``move``; ``drift-left`` -> ``drift``; ``repair`` -> ``repair``."""
+    return action.split("-", 1)[0]
+
+
+def parse_laps(value: str) -> int:
+    """The ``laps`` option: 1-9."""
+    return number(value, 1, 9, "laps")
+
+
+def parse_side(value: str) -> str:
+    """The ``side`` option: easy or hard."""
+    if value not in SIDES:
+        raise ValueError(f"side must be easy or hard, not {value!r}")
+    return value
+
+
+def chance(successes: int) -> str:
+    """Percentage of a d6 roll succeeding, as players say it."""
+    return f"{round(100 * max(0, successes) / 6)}%"
+
+
+@dataclass(frozen=True)
+class Robot:
+    """One robot's tracked state."""
+
+    health: int = FULL_HEALTH
+    laps: int = 0
+    privilege: bool = True
+    #: Kind of the robot's previous action (``move``, ``drift``, ``jump``, ``turn``,
+    #: ``repair``), across turns: jumps need a ``move`` just before them.
+    last: str = ""
+    #: False from a drift until the next forward move.
+    may_drift: bool = True
+    #: Picked actions not yet carried out this turn.
+    left: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class State:
+    """A race in progress. Seats are 0 and 1; ``p1`` is a seat."""
+
+    players: tuple[str, str]
+    laps: int
+    side: str
+    robots: tuple[Robot, Robot] = (Robot(), Robot())
+    turn: int = 1
+    #: ``first`` (deciding P1), ``pick``, ``do``, ``done`` (turn over), ``over``.
+    phase: str = "first"
+    p1: int | None = None
+    rolled: bool = False  # a first-player roll was made this turn (so no privilege now)
+    claims: tuple[int, ...] = ()
+    picks: tuple[tuple[int, str], ...] = ()  # (seat, action or "pass") this turn
+    to_act: int = 1  # whose action comes next in the alternation
+    acting: int | None = None  # seat of the action in progress (for hazard/impact/lap)
+    action: str = ""
+    halted: bool = False  # the action in progress was stopped by an impact or failed jump
+    lapped: bool = False
+    check: str = ""  # "hazard" or "jump": a roll is pending for the acting robot
+    winner: int | None = None  # seat; None with phase over is a draw
+
+
+def set_robot(robots: tuple[Robot, Robot], seat: int, **changes: Any) -> tuple[Robot, Robot]:
+    """The pair with one robot changed."""
+    pair = list(robots)
+    pair[seat] = replace(pair[seat], **changes)
+    return (pair[0], pair[1])
+
+
+def can_do(robot: Robot, action: str) -> bool:
+    """Whether the robot may carry out this picked action now."""
+    if kind(action) == "jump":
+        return robot.last == "move"
+    if kind(action) == "drift":
+        return robot.may_drift
+    return True
+
+
+class MicrobotRacers(Game[State]):
+    """Two robots race; the companion keeps health, laps, picks and checks."""
+
+    id: ClassVar[str] = "microbot-racers"
+    title: ClassVar[str] = "Microbot Racers"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 2
+    options: ClassVar[Mapping[str, OptionSpec]] = {
+        "laps": OptionSpec("3", parse_laps, "laps to win (house default 3)",
+                           tuple(str(n) for n in range(1, 10))),
+        "side": OptionSpec("easy", parse_side, "action card side", ("easy", "hard")),
+    }
+    pages: ClassVar[Mapping[str, str]] = {
+        "": "Race your robot round the track on the table. First to finish the agreed laps "
+            "wins (house default: 3 laps), or be the last robot still working. "
+            "Both robots wrecked at once: a draw (house default).",
+        "first": "Both roll a die: the lower roll is P1 for this turn; a tie rolls again. "
+                 "Once per race each player may take P1 without rolling. If both take it "
+                 "in the same turn, both lose it and you roll (house default).",
+        "pick": "Pick actions in the order P1, P2, P2, P1, P1, P2. Each space of the "
+                "action card takes one marker a turn. You may pass. You may not pick a "
+                "move longer than your health.",
+        "do": "Carry out your picks one at a time, P2 first, then taking turns, in any "
+              "order you like. A jump needs a move just before it (even last turn). "
+              "Two drifts need a forward move between them. A pick you cannot carry out "
+              "is lost. Repair gives +1 health (max 6), or full health on a pit stop.",
+        "hazard": "A puddle or ramp: roll under your health or lose 1 health.",
+        "jump": "A jump: roll under your health minus 1. A miss costs 1 health, the robot "
+                "stays put and loses its other actions this turn.",
+        "impact": "Hitting a block or leaving the track: -1 health, stop, lose the rest of "
+                  "your actions. Hitting the other robot: both -1, and only you stop.",
+        "lap": "Log a lap when your robot crosses the start line going the right way "
+               "(house default). A transform switch that drops you on a puddle is a "
+               "hazard of that action (house default).",
+    }
+
+    # --- the contract ---
+
+    def start(self, players: tuple[str, ...], options: Mapping[str, Any]) -> State:
+        return State(players=(players[0], players[1]), laps=options["laps"], side=options["side"])
+
+    def over(self, state: State) -> bool:
+        return state.phase == "over"
+
+    def winners(self, state: State) -> tuple[str, ...]:
+        if state.phase != "over" or state.winner is None:
+            return ()
+        return (state.players[state.winner],)
+
+    def details(self, state: State) -> dict[str, Any]:
+        names = state.players
+        return {
+            "turn": state.turn,
+            "health": {names[i]: r.health for i, r in enumerate(state.robots)},
+            "laps": {names[i]: r.laps for i, r in enumerate(state.robots)},
+            "privilege": {names[i]: r.privilege for i, r in enumerate(state.robots)},
+            "p1": None if state.p1 is None else names[state.p1],
+            "phase": state.phase,
+            "picked": {names[i]: list(r.left) for i, r in enumerate(state.robots)},
+        }
+
+    def apply(self, state: State, line: Line) -> State:
+        if state.phase == "over":
+            raise GameOver("the race is over")
+        seat = self._seat(state, line.actor)
+        if state.check:
+            if line.verb != "roll" or seat != state.acting:
+                who = state.players[state.acting or 0]
+                raise CheckPending(f"{who} must roll for the {state.check} first")
+            return self._settle(self._roll_check(state, line))
+        if line.verb in ("hazard", "impact", "lap") and state.acting is not None:
+            return self._settle(self._during_action(state, seat, line))
+        if state.phase == "done" and line.verb in ("roll", "first"):
+            state = self._new_turn(state)
+        handler = {
+            "roll": self._first_roll,
+            "first": self._claim_first,
+            "pick": self._pick,
+            "pass": self._pick,
+            "do": self._do,
+        }.get(line.verb)
+        if handler is None:
+            if line.verb in ("hazard", "impact", "lap"):
+                raise NotActing("no robot is carrying out an action")
+            raise UnknownVerb(f"{line.verb!r} is not a Microbot Racers action")
+        return self._settle(handler(state, seat, line))
+
+    def prompt(self, state: State) -> Prompt | None:
+        if state.phase == "over":
+            return None
+        names = state.players
+        if state.check:
+            seat = state.acting or 0
+            need = self._needed(state.robots[seat].health, state.check)
+            return Prompt(
+                actor=names[seat],
+                question=f"{names[seat]}: roll for the {state.check}",
+                answers=(Roll(names[seat], "roll", (6,), (names[seat],), label="Roll",
+                              chance=f"need 1-{need - 1}: {chance(need - 1)}" if need > 1
+                              else "cannot succeed"),),
+                topic=state.check,
+            )
+        extras = self._action_extras(state)
+        if state.phase in ("first", "done"):
+            claims = tuple(
+                Choice(f"{names[s]} takes P1", Line(names[s], "first"), "once per race")
+                for s in (0, 1)
+                if self._may_claim(state, s)
+            )
+            roll = Roll(TABLE, "roll", (6, 6), names, label="Roll for P1", chance="lower roll is P1")
+            return Prompt(TABLE, "Who is P1 this turn?", (roll,), claims + extras, "first")
+        if state.phase == "pick":
+            picker = self._picker(state)
+            mine = sum(1 for s, _ in state.picks if s == picker) + 1
+            answers = tuple(
+                Choice(a, Line(names[picker], "pick", (a,))) for a in self._free(state)
+                if self._fast_enough(state.robots[picker], a)
+            ) + (Choice("pass", Line(names[picker], "pass")),)
+            claims = tuple(
+                Choice(f"{names[s]} takes P1", Line(names[s], "first"), "both lose it")
+                for s in (0, 1) if self._may_claim(state, s)
+            )
+            return Prompt(names[picker], f"{names[picker]}: pick {mine} of 3", answers,
+                          claims, "pick")
+        seat = state.to_act
+        robot = state.robots[seat]
+        answers = []
+        for action in dict.fromkeys(robot.left):
+            if can_do(robot, action):
+                hint = f"{chance(robot.health - 2)} to land" if kind(action) == "jump" else ""
+                answers.append(Choice(action, Line(names[seat], "do", (action,)), hint))
+                if action == "repair":
+                    answers.append(Choice("repair at pit", Line(names[seat], "do", ("repair", "pit")),
+                                          "full health"))
+        return Prompt(names[seat], f"{names[seat]}: do an action", tuple(answers), extras, "do")
+
+    # --- helpers that read the state ---
+
+    def _seat(self, state: State, actor: str) -> int:
+        if actor == TABLE:
+            return -1
+        if actor not in state.players:
+            raise NotYourTurn(f"{actor!r} is not racing")
+        return state.players.index(actor)
+
+    @staticmethod
+    def _needed(health: int, check: str) -> int:
+        """A roll must be below this to succeed."""
+        return health if check == "hazard" else health - 1
+
+    def _picker(self, state: State) -> int:
+        order = PICK_ORDER[len(state.picks)]
+        assert state.p1 is not None
+        return state.p1 if order == 0 else 1 - state.p1
+
+    def _free(self, state: State) -> tuple[str, ...]:
+        taken = {a for _, a in state.picks}
+        return tuple(a for a in SIDES[state.side] if a not in taken)
+
+    @staticmethod
+    def _fast_enough(robot: Robot, action: str) -> bool:
+        return kind(action) != "move" or int(action.split("-")[1]) <= robot.health
+
+    def _may_claim(self, state: State, seat: int) -> bool:
+        if not state.robots[seat].privilege:
+            return False
+        if state.phase == "done":
+            return True
+        if state.rolled or state.picks:
+            return False
+        return state.phase == "first" or (state.phase == "pick" and len(state.claims) == 1)
+
+    def _action_extras(self, state: State) -> tuple[Choice, ...]:
+        """Optional lines that belong to the action in progress."""
+        seat = state.acting
+        if seat is None or kind(state.action) not in MOVING:
+            return ()
+        name = state.players[seat]
+        out = []
+        if not state.halted:
+            out += [
+                Choice("hazard", Line(name, "hazard"), f"{name} crossed a puddle or ramp"),
+                Choice("hit block", Line(name, "impact", ("block",)), "or left the track: -1"),
+                Choice("hit robot", Line(name, "impact", ("robot",)), "both -1"),
+            ]
+        if not state.lapped:
+            out.append(Choice("lap done", Line(name, "lap"), f"{name} crossed the start line"))
+        return tuple(out)
+
+    # --- line handlers: each returns the new state, or raises ---
+
+    def _new_turn(self, state: State) -> State:
+        return replace(state, turn=state.turn + 1, phase="first", p1=None, rolled=False,
+                       claims=(), picks=(), acting=None, action="", halted=False, lapped=False)
+
+    def _first_roll(self, state: State, seat: int, line: Line) -> State:
+        if seat != -1:
+            raise NotYourTurn("the first-player roll is the table's: write 'table roll A B'")
+        if state.phase != "first":
+            raise IllegalLine("P1 is already decided this turn")
+        expect_args(line, 2, "A B")
+        a = number(line.args[0], 1, 6, "a die face")
+        b = number(line.args[1], 1, 6, "a die face")
+        if a == b:
+            return replace(state, rolled=True)
+        return replace(state, rolled=True, p1=0 if a < b else 1, phase="pick")
+
+    def _claim_first(self, state: State, seat: int, line: Line) -> State:
+        expect_args(line, 0, "")
+        if seat == -1:
+            raise NotYourTurn("the privilege belongs to a player, not the table")
+        name = state.players[seat]
+        if not state.robots[seat].privilege:
+            raise PrivilegeSpent(f"{name} has already used the take-P1 privilege")
+        if not self._may_claim(state, seat):
+            raise PrivilegeSpent("the privilege is only for the start of a turn, before any roll or pick")
+        robots = set_robot(state.robots, seat, privilege=False)
+        if state.claims:
+            return replace(state, robots=robots, claims=state.claims + (seat,), p1=None, phase="first")
+        return replace(state, robots=robots, claims=(seat,), p1=seat, phase="pick")
+
+    def _pick(self, state: State, seat: int, line: Line) -> State:
+        if state.phase != "pick":
+            raise IllegalLine("picks come after P1 is decided and before any action")
+        picker = self._picker(state)
+        if seat != picker:
+            raise NotYourTurn(f"it is {state.players[picker]}'s pick")
+        if line.verb == "pass":
+            expect_args(line, 0, "")
+            return replace(state, picks=state.picks + ((seat, "pass"),))
+        expect_args(line, 1, "ACTION")
+        action = line.args[0]
+        if action not in SIDES[state.side]:
+            raise BadArguments(f"{action!r} is not on the {state.side} side of the action card")
+        if action not in self._free(state):
+            raise SpaceTaken(f"{action} already holds a marker this turn")
+        robot = state.robots[seat]
+        if not self._fast_enough(robot, action):
+            raise TooFast(f"{action} is longer than {state.players[seat]}'s health of {robot.health}")
+        robots = set_robot(state.robots, seat, left=robot.left + (action,))
+        return replace(state, picks=state.picks + ((seat, action),), robots=robots)
+
+    def _do(self, state: State, seat: int, line: Line) -> State:
+        if state.phase != "do":
+            raise IllegalLine("actions are carried out after all six picks")
+        if seat != state.to_act:
+            raise NotYourTurn(f"it is {state.players[state.to_act]}'s action")
+        if len(line.args) == 2 and line.args == ("repair", "pit"):
+            action, pit = "repair", True
+        else:
+            expect_args(line, 1, "ACTION")
+            action, pit = line.args[0], False
+        robot = state.robots[seat]
+        name = state.players[seat]
+        if action not in robot.left:
+            raise IllegalLine(f"{name} has no {action} picked this turn")
+        if kind(action) == "jump" and not can_do(robot, action):
+            raise NoRunUp(f"{name} needs a move just before a jump")
+        if kind(action) == "drift" and not can_do(robot, action):
+            raise DriftTooSoon(f"{name} must move forward between two drifts")
+        left = list(robot.left)
+        left.remove(action)
+        changes: dict[str, Any] = {"left": tuple(left), "last": kind(action)}
+        if kind(action) == "move":
+            changes["may_drift"] = True
+        elif kind(action) == "drift":
+            changes["may_drift"] = False
+        elif action == "repair":
+            changes["health"] = FULL_HEALTH if pit else min(FULL_HEALTH, robot.health + 1)
+        state = replace(state, robots=set_robot(state.robots, seat, **changes), acting=seat,
+                        action=action, halted=False, lapped=False, to_act=1 - seat,
+                        check="jump" if kind(action) == "jump" else "")
+        return state
+
+    def _roll_check(self, state: State, line: Line) -> State:
+        expect_args(line, 1, "F")
+        face = number(line.args[0], 1, 6, "a die face")
+        seat = state.acting
+        assert seat is not None
+        robot = state.robots[seat]
+        if face < self._needed(robot.health, state.check):
+            if state.check == "jump":
+                robots = set_robot(state.robots, seat, may_drift=True)
+                return replace(state, robots=robots, check="")
+            return replace(state, check="")
+        robots = set_robot(state.robots, seat, health=robot.health - 1)
+        if state.check == "jump":
+            robots = set_robot(robots, seat, left=())
+            return replace(state, robots=robots, check="", acting=None, action="")
+        return replace(state, robots=robots, check="")
+
+    def _during_action(self, state: State, seat: int, line: Line) -> State:
+        if seat != state.acting:
+            raise NotActing(f"only {state.players[state.acting or 0]}'s robot is acting now")
+        name = state.players[seat]
+        if kind(state.action) not in MOVING:
+            raise NotActing(f"{name}'s {state.action} does not travel")
+        if line.verb == "lap":
+            expect_args(line, 0, "")
+            if state.lapped:
+                raise IllegalLine(f"{name} already logged a lap in this action")
+            laps = state.robots[seat].laps + 1
+            return replace(state, robots=set_robot(state.robots, seat, laps=laps), lapped=True)
+        if state.halted:
+            raise IllegalLine(f"{name}'s robot has already stopped")
+        if line.verb == "hazard":
+            expect_args(line, 0, "")
+            return replace(state, check="hazard")
+        expect_args(line, 1, "block|robot")
+        what = line.args[0]
+        if what not in ("block", "robot"):
+            raise BadArguments("an impact is with a 'block' or the other 'robot'")
+        robots = set_robot(state.robots, seat, health=state.robots[seat].health - 1, left=())
+        if what == "robot":
+            robots = set_robot(robots, 1 - seat, health=robots[1 - seat].health - 1)
+        return replace(state, robots=robots, halted=True)
+
+    def _settle(self, state: State) -> State:
+        """Find the end of the race, forfeit picks that cannot be done, pass the turn."""
+        healths = [r.health for r in state.robots]
+        laps_done = [r.laps >= state.laps for r in state.robots]
+        if 0 in healths:
+            alive = [i for i, h in enumerate(healths) if h > 0]
+            return replace(state, phase="over", winner=alive[0] if alive else None, check="")
+        if any(laps_done):
+            return replace(state, phase="over", winner=laps_done.index(True), check="")
+        if state.phase == "pick" and len(state.picks) == len(PICK_ORDER):
+            assert state.p1 is not None
+            state = replace(state, phase="do", to_act=1 - state.p1)
+        if state.phase != "do" or state.check:
+            return state
+        robots = list(state.robots)
+        for seat in (state.to_act, 1 - state.to_act):
+            if robots[seat].left and not any(can_do(robots[seat], a) for a in robots[seat].left):
+                robots[seat] = replace(robots[seat], left=())
+        state = replace(state, robots=(robots[0], robots[1]))
+        if robots[state.to_act].left:
+            return state
+        if robots[1 - state.to_act].left:
+            return replace(state, to_act=1 - state.to_act)
+        return replace(state, phase="done")

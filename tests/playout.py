@@ -1,0 +1,46 @@
+"""Random playouts driven only by what each game's prompt offers (no game knowledge)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from companion.games.base import Choice, Form, Game, IllegalLine, Line, Prompt, Roll
+
+TRIES = 200
+
+
+def answer(game: Game[Any], state: Any, ask: Prompt, rng: random.Random) -> Line:
+    """A legal line drawn from the prompt: extras now and then, else a required answer."""
+    pool = ask.answers if not ask.extras or rng.random() < 0.85 else ask.extras
+    option = rng.choice(pool)
+    if isinstance(option, Choice):
+        return option.line
+    for _ in range(TRIES):
+        if isinstance(option, Roll):
+            line = option.line(tuple(rng.randint(1, s) for s in option.sides))
+        else:
+            assert isinstance(option, Form)
+            line = option.line(tuple(rng.randint(f.low, f.high) for f in option.fields))
+        try:
+            game.apply(state, line)
+            return line
+        except IllegalLine:
+            if isinstance(option, Roll) and not option.reroll_refused:
+                raise
+    raise AssertionError(f"no legal line found for {option}")
+
+
+def playout(game: Game[Any], players: tuple[str, ...], rng: random.Random, steps: int = 400,
+            options: dict[str, str] | None = None) -> tuple[Any, list[Line]]:
+    """Play up to ``steps`` lines; return the final state and the lines."""
+    state = game.start(players, game.option_values(options or {}))
+    lines: list[Line] = []
+    for _ in range(steps):
+        ask = game.prompt(state)
+        if ask is None:
+            break
+        line = answer(game, state, ask, rng)
+        state = game.apply(state, line)
+        lines.append(line)
+    return state, lines
