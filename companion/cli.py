@@ -1,23 +1,70 @@
-"""The ``companion`` command: run, replay, export."""
+"""The ``companion`` command: run, replay, games, export.
+
+    companion run                      the daemon (terminal emulator when run in a terminal)
+    companion replay FILE              a record's summary JSON (records.md)
+    companion games                    the stored games
+    companion export latest|ID         a stored game's record (or --summary JSON)
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
+import os
+import pathlib
+import queue
+import signal
+import sqlite3
 import sys
 from collections.abc import Sequence
+from typing import Any
 
+from companion.config import Config, ConfigError, load, with_settings
 from companion.record import RecordError, UnreadableRecord, replay_bytes, summary
 
 EXIT_ILLEGAL = 1
 EXIT_UNREADABLE = 2
+EXIT_CONFIG = 2
+SYSTEM_CONFIG = "/etc/companion/companion.toml"
+STORE_FILE = "companion.sqlite"
+
+log = logging.getLogger("companion")
+
+
+def state_dir(given: str | None) -> pathlib.Path:
+    """--state, else systemd's $STATE_DIRECTORY, else the user's XDG state directory."""
+    if given:
+        return pathlib.Path(given)
+    if os.environ.get("STATE_DIRECTORY"):
+        return pathlib.Path(os.environ["STATE_DIRECTORY"].split(":")[0])
+    base = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
+    return pathlib.Path(base) / "companion"
+
+
+def config_path(given: str | None) -> str | None:
+    """--config, else /etc/companion/companion.toml when it exists, else the defaults."""
+    if given:
+        return given
+    return SYSTEM_CONFIG if os.path.exists(SYSTEM_CONFIG) else None
+
+
+def store_path(config: Config, directory: pathlib.Path) -> str:
+    return config.store or str(directory / STORE_FILE)
+
+
+# --- replay ---
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay a record; print its summary, or ``FILE:LINE: reason``."""
     name = args.file
     try:
-        data = sys.stdin.buffer.read() if name == "-" else open(name, "rb").read()
+        if name == "-":
+            data = sys.stdin.buffer.read()
+        else:
+            with open(name, "rb") as handle:
+                data = handle.read()
     except OSError as err:
         print(f"{name}: cannot read: {err.strerror}", file=sys.stderr)
         return EXIT_UNREADABLE
@@ -33,21 +80,129 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- the store from the command line ---
+
+
+def open_store(args: argparse.Namespace) -> Any:
+    from companion.store import Store
+
+    config = load(config_path(args.config))
+    directory = state_dir(args.state)
+    path = store_path(config, directory)
+    if not os.path.exists(path):
+        raise ConfigError(path, "(store)", "no games stored here yet")
+    return Store(path)
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    """List the stored games, newest first."""
+    from companion.ui.app import title_of, when
+
+    store = open_store(args)
+    for row in store.games(limit=args.limit):
+        players = row.header[1].split()[1:] if len(row.header) > 1 else []
+        winners = f" won by {', '.join(row.winners)}" if row.winners else ""
+        print(f"{row.id:5}  {when(row.updated)}  {row.status:9}  {title_of(row)}: "
+              f"{' '.join(players)}{winners}")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Write a stored game as its record, or its summary JSON."""
+    from companion.session import Session
+
+    store = open_store(args)
+    if args.game == "latest":
+        rows = store.games(limit=1)
+        if not rows:
+            print("no games stored yet", file=sys.stderr)
+            return EXIT_ILLEGAL
+        gid = rows[0].id
+    elif args.game.isdigit():
+        gid = int(args.game)
+    else:
+        print(f"export takes 'latest' or a game number from 'companion games', not {args.game!r}",
+              file=sys.stderr)
+        return EXIT_CONFIG
+    try:
+        session = Session(store, gid)
+    except KeyError:
+        print(f"no stored game number {gid}", file=sys.stderr)
+        return EXIT_ILLEGAL
+    text = json.dumps(session.summary()) + "\n" if args.summary else session.record()
+    if args.output:
+        pathlib.Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+# --- run ---
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Start the daemon."""
+    from companion.runner import run
+
+    config = load(config_path(args.config))
+    directory = state_dir(args.state)
+    directory.mkdir(parents=True, exist_ok=True)
+    config, note = with_settings(config, directory)
+    if note:
+        log.warning(note)
+    return run(config, directory, store_path(config, directory), args, note)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """All sub-commands and their flags."""
-    parser = argparse.ArgumentParser(prog="companion", description=__doc__)
+    parser = argparse.ArgumentParser(prog="companion", description="A board-game companion box.")
     sub = parser.add_subparsers(dest="command", required=True)
+
+    def common(command: argparse.ArgumentParser) -> None:
+        command.add_argument("--config", help=f"configuration file (default {SYSTEM_CONFIG} if present)")
+        command.add_argument("--state", help="state directory (default $STATE_DIRECTORY or "
+                                             "~/.local/state/companion)")
+
+    run = sub.add_parser("run", help="run the companion (terminal emulator in a terminal)")
+    common(run)
+    run.add_argument("--display", help="luma.core display flags, overriding the config file")
+    run.add_argument("--emulator", choices=("terminal", "pygame", "capture", "none"),
+                     help="emulate the screen: terminal (default in a terminal), a pygame window, "
+                          "PNG capture, or none (headless)")
+    run.add_argument("--capture-dir", default="captures", help="where capture mode writes PNGs")
+    run.add_argument("--keys", help="scripted presses (e.g. 'down select roll'), then stop")
+    run.set_defaults(func=cmd_run)
+
     replay = sub.add_parser("replay", help="replay a game record and print its summary JSON")
     replay.add_argument("file", help="the record file, or - for standard input")
     replay.set_defaults(func=cmd_replay)
+
+    games = sub.add_parser("games", help="list the stored games")
+    common(games)
+    games.add_argument("--limit", type=int, default=50)
+    games.set_defaults(func=cmd_games)
+
+    export = sub.add_parser("export", help="write a stored game as a record (or its summary)")
+    common(export)
+    export.add_argument("game", nargs="?", default="latest", help="'latest' or a number from 'companion games'")
+    export.add_argument("--summary", action="store_true", help="the summary JSON instead of the record")
+    export.add_argument("-o", "--output", help="write to this file instead of standard output")
+    export.set_defaults(func=cmd_export)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the console script."""
+    """Entry point of the console script: bad configuration is one line and exit 2."""
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        return int(args.func(args))
+    except ConfigError as err:
+        print(err, file=sys.stderr)
+        return EXIT_CONFIG
+    except sqlite3.DatabaseError as err:
+        print(f"store: {err}", file=sys.stderr)
+        return EXIT_CONFIG
+    except KeyboardInterrupt:
+        return 0

@@ -9,9 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from companion.games.base import Game
+from companion.games.gleebs_and_grues import GleebsAndGrues
+from companion.games.leaf_climbers import LeafClimbers
 from companion.games.microbot_racers import MicrobotRacers
+from companion.games.penguin_panic import PenguinPanic
+from companion.games.quick_lemmings import QuickLemmings
 
-GAMES: dict[str, Game[Any]] = {game.id: game for game in (MicrobotRacers(),)}
+GAMES: dict[str, Game[Any]] = {game.id: game for game in (MicrobotRacers(), LeafClimbers(), QuickLemmings(), GleebsAndGrues(), PenguinPanic())}
 
 
 def game_by_id(game_id: str) -> Game[Any] | None:

@@ -155,9 +155,9 @@ class MicrobotRacers(Game[State]):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 2
     options: ClassVar[Mapping[str, OptionSpec]] = {
-        "laps": OptionSpec("3", parse_laps, "laps to win (house default 3)",
+        "laps": OptionSpec("3", parse_laps, "Laps to win",
                            tuple(str(n) for n in range(1, 10))),
-        "side": OptionSpec("easy", parse_side, "action card side", ("easy", "hard")),
+        "side": OptionSpec("easy", parse_side, "Action card side", ("easy", "hard")),
     }
     pages: ClassVar[Mapping[str, str]] = {
         "": "Race your robot round the track on the table. First to finish the agreed laps "
@@ -325,13 +325,13 @@ class MicrobotRacers(Game[State]):
         if seat is None or kind(state.action) not in MOVING:
             return ()
         name = state.players[seat]
-        out = []
-        if not state.halted:
-            out += [
-                Choice("hazard", Line(name, "hazard"), f"{name} crossed a puddle or ramp"),
-                Choice("hit block", Line(name, "impact", ("block",)), "or left the track: -1"),
-                Choice("hit robot", Line(name, "impact", ("robot",)), "both -1"),
-            ]
+        if state.halted:  # an impact ends the action: nothing more is logged for it
+            return ()
+        out = [
+            Choice("hazard", Line(name, "hazard"), f"{name} crossed a puddle or ramp"),
+            Choice("hit block", Line(name, "impact", ("block",)), "or left the track: -1"),
+            Choice("hit robot", Line(name, "impact", ("robot",)), "both -1"),
+        ]
         if not state.lapped:
             out.append(Choice("lap done", Line(name, "lap"), f"{name} crossed the start line"))
         return tuple(out)
@@ -444,14 +444,14 @@ class MicrobotRacers(Game[State]):
         name = state.players[seat]
         if kind(state.action) not in MOVING:
             raise NotActing(f"{name}'s {state.action} does not travel")
+        if state.halted:  # records.md: after an impact nothing more is logged for that action
+            raise NotActing(f"{name}'s robot has already stopped")
         if line.verb == "lap":
             expect_args(line, 0, "")
             if state.lapped:
                 raise IllegalLine(f"{name} already logged a lap in this action")
             laps = state.robots[seat].laps + 1
             return replace(state, robots=set_robot(state.robots, seat, laps=laps), lapped=True)
-        if state.halted:
-            raise IllegalLine(f"{name}'s robot has already stopped")
         if line.verb == "hazard":
             expect_args(line, 0, "")
             return replace(state, check="hazard")

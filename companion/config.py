@@ -1,0 +1,224 @@
+"""The configuration file (TOML, read with tomllib) and the players' own settings.
+
+Every key has a default, so an empty or missing file is a valid configuration. A bad file
+raises :class:`ConfigError`, which names the file, the key and the problem in one line.
+What players change on the settings screen is kept as JSON in the state directory and
+overrides the file; a damaged settings file is set aside and the defaults are used.
+
+>>> cfg = parse({"screen": {"dim_after": 30}}, "companion.toml")
+>>> cfg.screen.dim_after, cfg.buttons.preset
+(30.0, 'minimal')
+>>> parse({"screen": {"dim_after": "soon"}}, "companion.toml")
+Traceback (most recent call last):
+...
+companion.config.ConfigError: companion.toml: screen.dim_after: must be a number of seconds, not 'soon'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import time
+import tomllib
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from companion.games.base import RESERVED_NAMES
+from companion.record import NAME
+
+PRESETS = ("adafruit-bonnet", "waveshare-oled-hat", "minimal", "custom")
+ROLES = ("up", "down", "left", "right", "select", "back", "context", "roll")
+DEFAULT_ROSTER = ("Ann", "Bob", "Cat", "Dan", "Eve")
+
+
+class ConfigError(Exception):
+    """A bad configuration value: ``FILE: KEY: problem``."""
+
+    def __init__(self, file: str, key: str, problem: str) -> None:
+        super().__init__(f"{file}: {key}: {problem}")
+
+
+@dataclass(frozen=True)
+class ButtonsConfig:
+    preset: str = "minimal"
+    pins: dict[str, int] = field(default_factory=dict)
+    long_press: float = 0.6
+    debounce: float = 0.02
+
+
+@dataclass(frozen=True)
+class EncoderConfig:
+    a: int | None = None
+    b: int | None = None
+    push: int | None = None
+
+
+@dataclass(frozen=True)
+class ScreenConfig:
+    dim_after: float = 60.0
+    blank_after: float = 600.0
+    shift: bool = True
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything the daemon reads from the configuration file."""
+
+    display: str = ""
+    buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
+    encoder: EncoderConfig = field(default_factory=EncoderConfig)
+    screen: ScreenConfig = field(default_factory=ScreenConfig)
+    roster: tuple[str, ...] = DEFAULT_ROSTER
+    store: str = ""
+    source: str = "(defaults)"
+
+
+class _Reader:
+    """Takes keys out of one TOML table, checking each, and refuses leftovers."""
+
+    def __init__(self, file: str, table: dict[str, Any], prefix: str) -> None:
+        self.file, self.table, self.prefix = file, dict(table), prefix
+
+    def fail(self, key: str, problem: str) -> ConfigError:
+        return ConfigError(self.file, f"{self.prefix}{key}", problem)
+
+    def seconds(self, key: str, default: float) -> float:
+        value = self.table.pop(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise self.fail(key, f"must be a number of seconds, not {value!r}")
+        return float(value)
+
+    def flag(self, key: str, default: bool) -> bool:
+        value = self.table.pop(key, default)
+        if not isinstance(value, bool):
+            raise self.fail(key, f"must be true or false, not {value!r}")
+        return value
+
+    def text(self, key: str, default: str, choices: tuple[str, ...] = ()) -> str:
+        value = self.table.pop(key, default)
+        if not isinstance(value, str):
+            raise self.fail(key, f"must be a string, not {value!r}")
+        if choices and value not in choices:
+            raise self.fail(key, f"must be one of {', '.join(choices)}, not {value!r}")
+        return value
+
+    def pin(self, key: str) -> int | None:
+        value = self.table.pop(key, None)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or not 0 <= value <= 27):
+            raise self.fail(key, f"must be a BCM pin number 0-27, not {value!r}")
+        return value
+
+    def table_of(self, key: str) -> _Reader:
+        value = self.table.pop(key, {})
+        if not isinstance(value, dict):
+            raise self.fail(key, "must be a table")
+        return _Reader(self.file, value, f"{self.prefix}{key}.")
+
+    def done(self) -> None:
+        for key in self.table:
+            raise self.fail(key, "is not a setting the companion knows")
+
+
+def parse(data: dict[str, Any], file: str) -> Config:
+    """A Config from parsed TOML, every key checked."""
+    top = _Reader(file, data, "")
+    display = top.table_of("display")
+    flags = display.text("flags", "")
+    if flags and "--display" not in flags.split():
+        raise display.fail("flags", "must name the display: add --display ssd1306 (or sh1106, ...)")
+    display.done()
+    buttons = top.table_of("buttons")
+    pins_reader = buttons.table_of("pins")
+    pins = {role: pin for role in ROLES if (pin := pins_reader.pin(role)) is not None}
+    pins_reader.done()
+    button_cfg = ButtonsConfig(
+        preset=buttons.text("preset", "minimal", PRESETS),
+        pins=pins,
+        long_press=buttons.seconds("long_press", 0.6),
+        debounce=buttons.seconds("debounce", 0.02),
+    )
+    if button_cfg.preset == "custom" and "select" not in pins:
+        raise buttons.fail("pins", "a custom preset needs at least a select pin")
+    buttons.done()
+    encoder = top.table_of("encoder")
+    encoder_cfg = EncoderConfig(encoder.pin("a"), encoder.pin("b"), encoder.pin("push"))
+    if (encoder_cfg.a is None) != (encoder_cfg.b is None):
+        raise encoder.fail("a", "an encoder needs both a and b pins")
+    encoder.done()
+    screen = top.table_of("screen")
+    screen_cfg = ScreenConfig(screen.seconds("dim_after", 60.0), screen.seconds("blank_after", 600.0),
+                              screen.flag("shift", True))
+    screen.done()
+    players = top.table_of("players")
+    roster = players.table.pop("roster", list(DEFAULT_ROSTER))
+    if not isinstance(roster, list) or not roster:
+        raise players.fail("roster", "must be a list of names")
+    for name in roster:
+        if not isinstance(name, str) or not NAME.fullmatch(name) or name in RESERVED_NAMES:
+            raise players.fail("roster", f"{name!r} is not a valid name: 1-12 letters, digits, - or _")
+    players.done()
+    store = top.table_of("store")
+    store_path = store.text("path", "")
+    store.done()
+    top.done()
+    return Config(flags, button_cfg, encoder_cfg, screen_cfg, tuple(dict.fromkeys(roster)),
+                  store_path, file)
+
+
+def load(path: str | None) -> Config:
+    """Read the configuration file; ``None`` means the defaults."""
+    if path is None:
+        return Config()
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise ConfigError(path, "(file)", "does not exist") from None
+    except OSError as err:
+        raise ConfigError(path, "(file)", f"cannot be read: {err.strerror}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(path, "(syntax)", str(err)) from None
+    except UnicodeDecodeError:
+        raise ConfigError(path, "(file)", "is not UTF-8 text") from None
+    return parse(data, path)
+
+
+# --- the players' settings, kept in the state directory ---
+
+SETTINGS_FILE = "settings.json"
+
+
+def settings_path(state_dir: pathlib.Path) -> pathlib.Path:
+    return state_dir / SETTINGS_FILE
+
+
+def with_settings(config: Config, state_dir: pathlib.Path) -> tuple[Config, str]:
+    """The config with the saved screen settings applied; a note if the file was damaged."""
+    path = settings_path(state_dir)
+    if not path.exists():
+        return config, ""
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        screen = _Reader(str(path), saved.get("screen", {}), "screen.")
+        merged = ScreenConfig(screen.seconds("dim_after", config.screen.dim_after),
+                              screen.seconds("blank_after", config.screen.blank_after),
+                              screen.flag("shift", config.screen.shift))
+        screen.done()
+    except (ValueError, ConfigError, AttributeError, OSError) as err:
+        aside = path.with_name(f"{SETTINGS_FILE}.damaged-{int(time.time())}")
+        os.replace(path, aside)
+        return config, f"settings damaged ({err}); kept as {aside.name}, using defaults"
+    return replace(config, screen=merged), ""
+
+
+def save_settings(screen: ScreenConfig, state_dir: pathlib.Path) -> None:
+    """Write the players' screen settings atomically (a crash leaves old or new, never half)."""
+    path = settings_path(state_dir)
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump({"screen": asdict(screen)}, handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)

@@ -1,0 +1,136 @@
+"""The main loop: one thread owns all state and blocks on one queue.
+
+Buttons, the encoder, the keyboard and serial readers only put events on the queue. The
+loop wakes for an event or for the next thing the clock owes it (a debounce or long press
+settling, dimming, blanking, the burn-in shift, the systemd watchdog), and otherwise sleeps:
+an idle companion uses no CPU.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from companion.io.buttons import Edge, KeyLogic
+from companion.io.display import Output
+from companion.io.keyboard import Quit
+from companion.io.systemd import notify
+from companion.ui.app import App
+from companion.ui.intents import Intent
+
+log = logging.getLogger(__name__)
+
+SHIFT_PERIOD = 120.0  # seconds between burn-in shifts of the picture
+
+
+@dataclass(frozen=True)
+class Stop:
+    """Ask the loop to end (tests, a scripted run, SIGTERM)."""
+
+    reason: str = ""
+
+
+class Daemon:
+    """Wires the queue, the key logic, the app and the display together."""
+
+    def __init__(self, app: App, output: Output, events: queue.Queue[object],
+                 keys: KeyLogic | None = None, clock: Callable[[], float] = time.monotonic,
+                 watchdog: float | None = None) -> None:
+        self.app = app
+        self.output = output
+        self.events = events
+        self.keys = keys or KeyLogic()
+        self.clock = clock
+        self.watchdog = watchdog
+        self.started = clock()
+        self.last_input = self.started
+        self.last_watchdog = self.started
+        self.presses = 0
+
+    def run(self) -> None:
+        """Show the first screen, tell systemd we are up, then serve events until stopped."""
+        self.refresh()
+        notify("READY=1")
+        log.info("ready")
+        while True:
+            event = self.wait()
+            if isinstance(event, (Stop, Quit)):
+                log.info("stopping %s", getattr(event, "reason", ""))
+                break
+            self.step(event)
+        notify("STOPPING=1")
+
+    def wait(self) -> object | None:
+        """Block until an event arrives or the clock owes us something."""
+        deadline = self.deadline()
+        timeout = None if deadline is None else max(0.0, deadline - self.clock())
+        try:
+            return self.events.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def step(self, event: object | None) -> None:
+        """Handle one event (or a timeout) and show the result."""
+        now = self.clock()
+        intents: list[Intent] = []
+        if isinstance(event, Edge):
+            self.keys.feed(event)
+        elif isinstance(event, Intent):
+            intents.append(event)
+        intents += self.keys.due(now)
+        for intent in intents:
+            self.press(intent, now)
+        self.care(now)
+        if self.watchdog is not None and now - self.last_watchdog >= self.watchdog:
+            notify("WATCHDOG=1")
+            self.last_watchdog = now
+        self.refresh()
+
+    def press(self, intent: Intent, now: float) -> None:
+        """One intent; on a dimmed or blank screen the first press only wakes it."""
+        self.last_input = now
+        if self.output.level != "bright":
+            self.output.set_level("bright")
+            return
+        self.presses += 1
+        try:
+            self.app.handle(intent)
+        except Exception:  # a bug must not take the table's game down with it
+            log.exception("error handling %s", intent)
+            self.app.toast("internal error: see the log")
+
+    def care(self, now: float) -> None:
+        """Dim after a quiet spell, blank after a longer one."""
+        screen = self.app.config.screen
+        idle = now - self.last_input
+        if screen.blank_after and idle >= screen.blank_after:
+            self.output.set_level("blank")
+        elif screen.dim_after and idle >= screen.dim_after:
+            self.output.set_level("dim")
+
+    def refresh(self) -> None:
+        """Draw the top screen; the output sends it only if it changed."""
+        if self.output.level == "blank":
+            return
+        self.output.shift = self.app.config.screen.shift
+        self.output.show(self.app.frame(), self.shift_step(self.clock()))
+
+    def shift_step(self, now: float) -> int:
+        return int((now - self.started) // SHIFT_PERIOD)
+
+    def deadline(self) -> float | None:
+        """The next moment the loop must wake without an event."""
+        screen = self.app.config.screen
+        times = [t for t in (self.keys.deadline(),) if t is not None]
+        if self.output.level == "bright" and screen.dim_after:
+            times.append(self.last_input + screen.dim_after)
+        if self.output.level != "blank" and screen.blank_after:
+            times.append(self.last_input + screen.blank_after)
+        if self.output.level != "blank" and screen.shift:
+            times.append(self.started + (self.shift_step(self.clock()) + 1) * SHIFT_PERIOD)
+        if self.watchdog is not None:
+            times.append(self.last_watchdog + self.watchdog)
+        return min(times) if times else None

@@ -1,0 +1,511 @@
+"""Gleeb's and Grues: grue setup, placement, gleeb and grue steps, pins, meals and scores.
+
+Everything sits on a 4x4 board in plain sight, so the engine tracks the whole game
+(RULES.md section 4, records.md ``gleebs-and-grues``).
+
+Squares are named ``a1``..``d4`` (column letter, row number). Inside the engine a square is
+an index 0..15 in reading order by rows: ``a1`` = 0, ``b1`` = 1, ... ``d4`` = 15. A stack is
+a tuple of pieces, bottom to top; a pinned stack is one whose top is a grue (``K1``..``K3``)
+with gleebs under it, and a free grue is a stack of just that grue.
+
+>>> game = GleebsAndGrues()
+>>> s = game.start(("Ann", "Bob"), game.option_values({}))
+>>> s = game.apply(s, Line("table", "grues", ("b2", "c3", "d4")))
+>>> s = game.apply(s, Line("Ann", "place", ("B1", "a1")))
+>>> game.next_actor(s), game.details(s)["scores"]
+('Bob', {'Ann': 1, 'Bob': 0})
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from itertools import permutations
+from typing import Any, ClassVar
+
+from companion.games.base import (
+    RESERVED_NAMES,
+    TABLE,
+    BadArguments,
+    Choice,
+    Field,
+    Form,
+    Game,
+    GameOver,
+    IllegalLine,
+    Line,
+    NotYourTurn,
+    OptionSpec,
+    Prompt,
+    UnknownVerb,
+    expect_args,
+    number,
+)
+
+SIZE = 4
+SQUARES: tuple[str, ...] = tuple(f"{'abcd'[i % SIZE]}{i // SIZE + 1}" for i in range(SIZE * SIZE))
+INDEX: Mapping[str, int] = {name: i for i, name in enumerate(SQUARES)}
+#: The squares a piece on each square can reach: its row and column, any distance, over
+#: anything (so the only thing that matters is where it lands).
+REACH: tuple[tuple[int, ...], ...] = tuple(
+    tuple(j for j in range(SIZE * SIZE)
+          if j != i and (j % SIZE == i % SIZE or j // SIZE == i // SIZE))
+    for i in range(SIZE * SIZE)
+)
+#: Colour letters by seat: the first seat is blue and yellow, the second green and red,
+#: whoever moves first.
+COLOURS: tuple[tuple[str, str], tuple[str, str]] = (("B", "Y"), ("G", "R"))
+OWNER: Mapping[str, int] = {c: seat for seat, pair in enumerate(COLOURS) for c in pair}
+COLOUR_NAMES: Mapping[str, str] = {"B": "blue", "Y": "yellow", "G": "green", "R": "red"}
+GRUE = "K"
+GRUES: tuple[str, str, str] = ("K1", "K2", "K3")
+GLEEBS: tuple[str, ...] = tuple(f"{c}{n}" for pair in COLOURS for c in pair for n in (1, 2, 3))
+
+Stack = tuple[str, ...]
+Board = tuple[Stack, ...]
+EMPTY_BOARD: Board = ((),) * (SIZE * SIZE)
+
+# Steps, named after the verb that answers them (plus the end).
+GRUES_STEP, PLACE, MOVE, GRUE_STEP, OVER = "grues", "place", "move", "grue", "over"
+WHAT: Mapping[str, str] = {
+    GRUES_STEP: "put the grues on the board",
+    PLACE: "place a gleeb",
+    MOVE: "move a gleeb",
+    GRUE_STEP: "move a grue",
+}
+#: The summary's phase of each step: setting the grues belongs to the placement phase.
+PHASES: Mapping[str, str] = {GRUES_STEP: "placement", PLACE: "placement", MOVE: "movement",
+                             GRUE_STEP: "movement", OVER: OVER}
+NAME = re.compile(r"[A-Za-z0-9_-]{1,12}")
+
+
+class WrongStep(UnknownVerb):
+    """A known verb at the wrong moment: a ``place`` in the movement phase, a ``grue``
+    line while the gleeb step is pending."""
+
+
+class NotPlaying(IllegalLine):
+    """The ``first`` option names someone who is not in the game."""
+
+
+class NotYourPiece(IllegalLine):
+    """A placement of the other player's gleeb, or of a grue."""
+
+
+class AlreadyPlaced(IllegalLine):
+    """A placement of a gleeb that is already on the board."""
+
+
+class SquareTaken(IllegalLine):
+    """A placement (or a grue set up) on a square that is not empty."""
+
+
+class NoStackOfYours(IllegalLine):
+    """A gleeb step from a square that holds no stack topped by the player's colours."""
+
+
+class NotInLine(IllegalLine):
+    """A step that does not go straight along a row or a column."""
+
+
+class BadLanding(IllegalLine):
+    """A gleeb step ending on an empty square, a same-colour gleeb, a grue or a pin."""
+
+
+class NotAFreeGrue(IllegalLine):
+    """A grue step from a square without a free grue (empty, a gleeb, or a pinned stack)."""
+
+
+class GrueLanding(IllegalLine):
+    """A grue step ending on a grue, a pinned stack or a gleeb of another size."""
+
+
+class CaptureRequired(IllegalLine):
+    """A grue step to an empty square while some grue could land on a gleeb."""
+
+
+# --- reading pieces and stacks ---
+
+
+def size(piece: str) -> int:
+    """The pips of a piece: ``Y3`` -> 3."""
+    return int(piece[1])
+
+
+def is_gleeb(piece: str) -> bool:
+    """Whether a piece is a gleeb (not a grue)."""
+    return piece[0] != GRUE
+
+
+def is_free_grue(stack: Stack) -> bool:
+    """A grue standing alone; it may still move."""
+    return len(stack) == 1 and stack[0][0] == GRUE
+
+
+def is_pinned(stack: Stack) -> bool:
+    """A stack of gleebs under a grue: it never moves again and counts as a grue."""
+    return len(stack) > 1 and stack[-1][0] == GRUE
+
+
+def controller(stack: Stack) -> int | None:
+    """The seat whose colour tops an unpinned stack, or ``None`` (empty, grue, pinned)."""
+    if not stack or not is_gleeb(stack[-1]):
+        return None
+    return OWNER[stack[-1][0]]
+
+
+def square(token: str) -> int:
+    """A square name as an index, or :class:`BadArguments`."""
+    if token not in INDEX:
+        raise BadArguments(f"{token!r} is not a square (a1-d4)")
+    return INDEX[token]
+
+
+def setup_square(token: str) -> int:
+    """A grue's starting square: its name, or its number 1-16 as the setup form writes it."""
+    if token[:1].isdigit():
+        return number(token, 1, SIZE * SIZE, "a square number") - 1
+    return square(token)
+
+
+# --- what can move where (pure functions of the board, shared by apply, prompt and AI) ---
+
+
+def gleeb_lands(mover: str, target: Stack) -> bool:
+    """Whether a stack topped by ``mover`` may land on ``target``."""
+    return bool(target) and is_gleeb(target[-1]) and target[-1][0] != mover[0]
+
+
+def grue_lands(grue: str, target: Stack) -> bool:
+    """Whether ``grue`` may land on ``target`` (empty, or topped by a gleeb of its size)."""
+    return not target or (is_gleeb(target[-1]) and size(target[-1]) == size(grue))
+
+
+def gleeb_moves(board: Board, seat: int) -> Iterator[tuple[int, int]]:
+    """Every (from, to) gleeb step open to ``seat``."""
+    for a, stack in enumerate(board):
+        if controller(stack) == seat:
+            for b in REACH[a]:
+                if gleeb_lands(stack[-1], board[b]):
+                    yield a, b
+
+
+def can_move_gleeb(board: Board, seat: int) -> bool:
+    """Whether ``seat`` has any gleeb step (the end check asks this of both players)."""
+    return next(gleeb_moves(board, seat), None) is not None
+
+
+def grue_moves(board: Board) -> tuple[tuple[int, int], ...]:
+    """Every legal (from, to) grue step: only landings on gleebs when there are any."""
+    landings: list[tuple[int, int]] = []
+    walks: list[tuple[int, int]] = []
+    for a, stack in enumerate(board):
+        if is_free_grue(stack):
+            for b in REACH[a]:
+                if grue_lands(stack[0], board[b]):
+                    (landings if board[b] else walks).append((a, b))
+    return tuple(landings or walks)
+
+
+def pips(board: Board, seat: int) -> int:
+    """The score ``seat`` would get now: every pip in the unpinned stacks it tops."""
+    return sum(size(p) for stack in board if controller(stack) == seat for p in stack)
+
+
+def controls_a_stack(board: Board, seat: int) -> bool:
+    """Whether ``seat`` still tops some unpinned stack."""
+    return any(controller(stack) == seat for stack in board)
+
+
+def parse_first(value: str) -> str:
+    """The ``first`` option: a player's name; "" (the default) means the first seat.
+
+    Whether the name is in the game is checked when the game starts.
+    """
+    if value and (not NAME.fullmatch(value) or value in RESERVED_NAMES):
+        raise ValueError(f"{value!r} is not a player's name")
+    return value
+
+
+@dataclass(frozen=True)
+class State:
+    """A game in progress. Seats are 0 (blue and yellow) and 1 (green and red)."""
+
+    players: tuple[str, str]
+    first: int  # seat that places first and moves first
+    board: Board = EMPTY_BOARD
+    eaten: tuple[str, ...] = ()
+    step: str = GRUES_STEP  # grues, place, move, grue, over
+    mover: int = 0  # seat whose step is pending (unused while the table sets the grues)
+    winner: int | None = None  # with step over: None means the grues win
+
+
+class GleebsAndGrues(Game[State]):
+    """Two players stack gleebs while three grues eat or pin them; the engine keeps it all."""
+
+    id: ClassVar[str] = "gleebs-and-grues"
+    title: ClassVar[str] = "Gleeb's and Grues"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 2
+    options: ClassVar[Mapping[str, OptionSpec]] = {
+        "first": OptionSpec("", parse_first, "who places and moves first (default: first seat)"),
+    }
+    pages: ClassVar[Mapping[str, str]] = {
+        "": "Two players, three grues on a 4x4 board. First seat: blue+yellow gleebs, "
+            "second seat: green+red. Stack your gleebs on others; grues eat lone gleebs "
+            "and pin stacks. The most pips in stacks you top wins. A tie: the grues win.",
+        "setup": "The table puts the small, medium and large grue (K1 K2 K3) on three "
+                 "random squares. Columns a-d, rows 1-4. As numbers: a1=1, b1=2, c1=3, "
+                 "d1=4, a2=5 ... d4=16.",
+        "place": "Take turns putting one of your gleebs on an empty square, first player "
+                 "first, until all 12 are down. One square stays empty.",
+        "move": "Your turn, step 1: move one stack topped by your colour straight along "
+                "a row or column, any distance, over anything. It must land on a stack "
+                "topped by a gleeb of another colour (your other colour is fine). A stack "
+                "counts as its top piece. No such move: the step is skipped.",
+        "grue": "Step 2: move one free grue the same way, onto an empty square or a "
+                "gleeb-topped stack of the grue's size. If any grue can land on a gleeb, "
+                "one must. A lone gleeb is eaten; a taller stack is pinned for good and "
+                "counts as a grue. Nothing lands on grues or pins. No move: skipped.",
+        "end": "After each turn, also one whose steps were skipped (house default): if "
+               "no one can move a gleeb, score. Else a player with no stack left loses. "
+               "Score: the pips of every piece in unpinned stacks your colours top; a "
+               "lone gleeb is a stack of one (house default). Higher score wins; a tie, "
+               "or nothing left, means the grues win.",
+    }
+
+    # --- the contract ---
+
+    def start(self, players: tuple[str, ...], options: Mapping[str, Any]) -> State:
+        first = options["first"] or players[0]
+        if first not in players:
+            raise NotPlaying(f"option first: {first} is not playing")
+        return State(players=(players[0], players[1]), first=players.index(first))
+
+    def over(self, state: State) -> bool:
+        return state.step == OVER
+
+    def winners(self, state: State) -> tuple[str, ...]:
+        if state.step != OVER or state.winner is None:
+            return ()
+        return (state.players[state.winner],)
+
+    def details(self, state: State) -> dict[str, Any]:
+        board = state.board
+        by_name = sorted(range(len(board)), key=lambda i: SQUARES[i])  # a1, a2, ... d4
+        return {
+            "phase": PHASES[state.step],
+            "board": {SQUARES[i]: list(board[i]) for i in by_name if board[i]},
+            "pinned": [SQUARES[i] for i in by_name if is_pinned(board[i])],
+            "eaten": list(state.eaten),
+            "scores": {name: pips(board, seat) for seat, name in enumerate(state.players)},
+            "first": state.players[state.first],
+        }
+
+    def apply(self, state: State, line: Line) -> State:
+        if state.step == OVER:
+            raise GameOver("the game is over")
+        handler = {
+            GRUES_STEP: self._set_grues,
+            PLACE: self._place,
+            MOVE: self._move_gleeb,
+            GRUE_STEP: self._move_grue,
+        }.get(line.verb)
+        if handler is None:
+            raise UnknownVerb(f"{line.verb!r} is not a Gleeb's and Grues action")
+        actor = self._actor(state)
+        if line.actor != actor:
+            raise NotYourTurn(f"{self._who(actor)} must {WHAT[state.step]} now")
+        if line.verb != state.step:
+            raise WrongStep(f"{self._who(actor)} must {WHAT[state.step]} first")
+        return handler(state, line)
+
+    def prompt(self, state: State) -> Prompt | None:
+        if state.step == OVER:
+            return None
+        actor = self._actor(state)
+        if state.step == GRUES_STEP:
+            fields = tuple(Field(f"{k} square", 1, SIZE * SIZE) for k in GRUES)
+            form = Form("Set the grues", TABLE, GRUES_STEP, fields)
+            return Prompt(TABLE, "Grues: a1=1..d4=16", (form,), topic="setup")
+        if state.step == PLACE:
+            answers = tuple(Choice(" ".join(line.args), line) for line in self.legal_lines(state))
+            return Prompt(actor, f"{actor}: place a gleeb", answers, topic=PLACE)
+        board = state.board
+        if state.step == MOVE:
+            moves = tuple(self._step_choice(actor, MOVE, a, b, f"onto {board[b][-1]}")
+                          for a, b in gleeb_moves(board, state.mover))
+            return Prompt(actor, f"{actor}: move a gleeb", moves, topic=MOVE)
+        moves = tuple(self._step_choice(actor, GRUE_STEP, a, b, self._meal(board[b]))
+                      for a, b in grue_moves(board))
+        return Prompt(actor, f"{actor}: move a grue", moves, topic=GRUE_STEP)
+
+    # --- for computer players ---
+
+    def legal_lines(self, state: State) -> tuple[Line, ...]:
+        """Every legal line for the pending step (empty when the game is over)."""
+        if state.step == OVER:
+            return ()
+        board, actor = state.board, self._actor(state)
+        if state.step == GRUES_STEP:
+            return tuple(Line(TABLE, GRUES_STEP, tuple(SQUARES[i] for i in trio))
+                         for trio in permutations(range(SIZE * SIZE), len(GRUES)))
+        if state.step == PLACE:
+            empty = [SQUARES[i] for i, stack in enumerate(board) if not stack]
+            return tuple(Line(actor, PLACE, (piece, where))
+                         for piece in self._unplaced(state) for where in empty)
+        if state.step == MOVE:
+            return tuple(self._line(actor, MOVE, a, b) for a, b in gleeb_moves(board, state.mover))
+        return tuple(self._line(actor, GRUE_STEP, a, b) for a, b in grue_moves(board))
+
+    # --- helpers that read the state ---
+
+    @staticmethod
+    def _actor(state: State) -> str:
+        return TABLE if state.step == GRUES_STEP else state.players[state.mover]
+
+    @staticmethod
+    def _who(actor: str) -> str:
+        return "the table" if actor == TABLE else actor
+
+    @staticmethod
+    def _line(actor: str, verb: str, a: int, b: int) -> Line:
+        return Line(actor, verb, (SQUARES[a], SQUARES[b]))
+
+    @classmethod
+    def _step_choice(cls, actor: str, verb: str, a: int, b: int, hint: str) -> Choice:
+        """A gleeb or grue step as the screen lists it: ``a1>a2``."""
+        return Choice(f"{SQUARES[a]}>{SQUARES[b]}", cls._line(actor, verb, a, b), hint)
+
+    @staticmethod
+    def _meal(target: Stack) -> str:
+        """What a grue landing on ``target`` does, for the screen."""
+        if not target:
+            return ""
+        return f"eats {target[0]}" if len(target) == 1 else f"pins {len(target)}"
+
+    @staticmethod
+    def _unplaced(state: State) -> tuple[str, ...]:
+        on_board = {piece for stack in state.board for piece in stack}
+        return tuple(p for p in GLEEBS if OWNER[p[0]] == state.mover and p not in on_board)
+
+    # --- line handlers: each returns the new state, or raises ---
+
+    def _set_grues(self, state: State, line: Line) -> State:
+        expect_args(line, len(GRUES), "S1 S2 S3")
+        where = tuple(setup_square(token) for token in line.args)
+        if len(set(where)) < len(where):
+            raise SquareTaken("the three grues need three different squares")
+        board = list(EMPTY_BOARD)
+        for grue, i in zip(GRUES, where):
+            board[i] = (grue,)
+        return replace(state, board=tuple(board), step=PLACE, mover=state.first)
+
+    def _place(self, state: State, line: Line) -> State:
+        expect_args(line, 2, "PIECE SQUARE")
+        piece, where = line.args[0], square(line.args[1])
+        if piece in GRUES:
+            raise NotYourPiece("the grues are already on the board")
+        if piece not in GLEEBS:
+            raise BadArguments(f"{piece!r} is not a gleeb: B1-B3 Y1-Y3 G1-G3 R1-R3")
+        if OWNER[piece[0]] != state.mover:
+            raise NotYourPiece(f"{piece} belongs to {state.players[OWNER[piece[0]]]}")
+        if piece not in self._unplaced(state):
+            raise AlreadyPlaced(f"{piece} is already on the board")
+        if state.board[where]:
+            raise SquareTaken(f"{SQUARES[where]} is not empty")
+        board = state.board[:where] + ((piece,),) + state.board[where + 1:]
+        state = replace(state, board=board, mover=1 - state.mover)
+        if sum(map(len, board)) == len(GLEEBS) + len(GRUES):
+            # Twelve placements alternate, so the first player is on move again.
+            state = self._settle(replace(state, step=MOVE))
+        return state
+
+    def _move_gleeb(self, state: State, line: Line) -> State:
+        expect_args(line, 2, "FROM TO")
+        a, b = square(line.args[0]), square(line.args[1])
+        board = state.board
+        if controller(board[a]) != state.mover:
+            raise NoStackOfYours(f"{SQUARES[a]} holds no stack you control")
+        if b not in REACH[a]:
+            raise NotInLine("a stack moves straight along a row or column")
+        top, target = board[a][-1], board[b]
+        if not gleeb_lands(top, target):
+            if not target:
+                raise BadLanding("a gleeb must land on another gleeb")
+            if not is_gleeb(target[-1]):
+                raise BadLanding("nothing can land on a grue or a pinned stack")
+            raise BadLanding(f"{top} cannot land on another {COLOUR_NAMES[top[0]]} gleeb")
+        state = replace(state, board=self._moved(board, a, b, target + board[a]), step=GRUE_STEP)
+        return self._settle(state)
+
+    def _move_grue(self, state: State, line: Line) -> State:
+        expect_args(line, 2, "FROM TO")
+        a, b = square(line.args[0]), square(line.args[1])
+        board = state.board
+        if not is_free_grue(board[a]):
+            if is_pinned(board[a]):
+                raise NotAFreeGrue(f"the grue on {SQUARES[a]} is pinned for good")
+            raise NotAFreeGrue(f"{SQUARES[a]} holds no free grue")
+        if b not in REACH[a]:
+            raise NotInLine("a grue moves straight along a row or column")
+        grue, target = board[a][0], board[b]
+        if target and not is_gleeb(target[-1]):
+            raise GrueLanding("nothing can land on a grue or a pinned stack")
+        if not grue_lands(grue, target):
+            raise GrueLanding(f"{grue} can only land on a size-{size(grue)} gleeb, "
+                              f"not {target[-1]}")
+        if not target:
+            self._refuse_walk(board, a)
+        eaten = state.eaten
+        if len(target) == 1:  # a lone gleeb: eaten, the grue stands there and stays free
+            eaten, landed = eaten + target, (grue,)
+        else:  # empty (a walk) or a stack of two or more (pinned for good)
+            landed = target + (grue,)
+        state = replace(state, board=self._moved(board, a, b, landed), eaten=eaten)
+        return self._settle(self._end_turn(state))
+
+    @staticmethod
+    def _refuse_walk(board: Board, a: int) -> None:
+        """Refuse a grue step to an empty square when some grue could land on a gleeb."""
+        landings = [(x, y) for x, y in grue_moves(board) if board[y]]
+        if landings:
+            # Name a landing of the grue the player picked when it has one.
+            x, y = next(((x, y) for x, y in landings if x == a), landings[0])
+            verb = "eat" if len(board[y]) == 1 else "pin"
+            raise CaptureRequired(f"a grue must land on a same-size gleeb: "
+                                  f"{board[x][0]} can {verb} at {SQUARES[y]}")
+
+    @staticmethod
+    def _moved(board: Board, a: int, b: int, landed: Stack) -> Board:
+        """The board with square ``a`` emptied and ``b`` holding ``landed``."""
+        out = list(board)
+        out[a], out[b] = (), landed
+        return tuple(out)
+
+    def _end_turn(self, state: State) -> State:
+        """The end check of a movement turn; otherwise the other player's turn."""
+        board = state.board
+        if not can_move_gleeb(board, 0) and not can_move_gleeb(board, 1):
+            scores = (pips(board, 0), pips(board, 1))
+            winner = None if scores[0] == scores[1] else scores.index(max(scores))
+            return replace(state, step=OVER, winner=winner)
+        losing = [seat for seat in (0, 1) if not controls_a_stack(board, seat)]
+        if len(losing) == 1:
+            return replace(state, step=OVER, winner=1 - losing[0])
+        return replace(state, step=MOVE, mover=1 - state.mover)
+
+    def _settle(self, state: State) -> State:
+        """Skip steps that have no legal move (they write no line), ending turns as they go.
+
+        This always stops: skipping changes nothing on the board, and a game that is not
+        over leaves some player a gleeb step, so within two turns someone must move.
+        """
+        while True:
+            if state.step == MOVE and not can_move_gleeb(state.board, state.mover):
+                state = replace(state, step=GRUE_STEP)
+            elif state.step == GRUE_STEP and not grue_moves(state.board):
+                state = self._end_turn(state)
+            else:
+                return state

@@ -1,0 +1,407 @@
+"""Lilliputian Leaf-Climbers: the leaf dropper, elevations, meeples and crushes.
+
+Fully tracked (RULES.md section 1, records.md ``leaf-climbers``): the engine knows every
+square's elevation, every meeple's square and who is crushed. Squares are ``(C, R)``:
+column 1-6 left to right, row 1-6 bottom to top.
+
+The worked examples of the rules: from elevation 0 to 3 costs 4, from 3 to 4 costs 2, and
+any step down costs 2.
+
+>>> step_cost(0, 3), step_cost(3, 4), step_cost(5, 1), step_cost(2, 2)
+(4, 2, 2, 1)
+>>> game = LeafClimbers()
+>>> s = game.start(("Ann", "Bob"), {})
+>>> for text in ("table drop 1", "table leaf 6 6", "Ann roll 2", "Ann move 2 2", "Bob roll 1"):
+...     s = game.apply(s, Line.parse(text))
+>>> game.next_actor(s), game.details(s)["positions"]
+('Bob', {'Ann': [2, 2], 'Bob': [6, 6]})
+>>> s = game.apply(s, Line.parse("Bob stay"))
+>>> game.over(s), game.winners(s), game.details(s)["out"]
+(True, ('Ann',), ['Bob'])
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from companion.games.base import (
+    TABLE,
+    Choice,
+    Game,
+    GameOver,
+    IllegalLine,
+    Line,
+    NotYourTurn,
+    Prompt,
+    Roll,
+    UnknownVerb,
+    expect_args,
+    number,
+)
+
+SIZE = 6
+TOP = 6  # elevation of a blue square: it takes no more leaves
+MAX_LEAVES = 2  # leaves one square may take in one round
+MEEPLES_PER_SQUARE = 2
+#: Starting corners in seat order [house default].
+CORNERS = ((1, 1), (SIZE, SIZE), (1, SIZE), (SIZE, 1))
+
+Square = tuple[int, int]
+
+
+class LeafRefused(IllegalLine):
+    """A leaf the rules make the table roll again: the square is full for this round."""
+
+
+class Unreachable(IllegalLine):
+    """A move that costs more points than the d4 gave."""
+
+
+class SquareFull(IllegalLine):
+    """A move that would end on a square already holding two meeples."""
+
+
+class Crushed(NotYourTurn):
+    """A line from a player who is out."""
+
+
+def index(square: Square) -> int:
+    """Position of a square in the flat elevation tuple (row by row, bottom first)."""
+    column, row = square
+    return (row - 1) * SIZE + (column - 1)
+
+
+def square_name(square: Square) -> str:
+    """``(3, 2)`` -> ``c3 r2``, as the screen writes a square."""
+    return f"c{square[0]} r{square[1]}"
+
+
+def capacity(elevation: int) -> int:
+    """Leaves a square of this elevation may take in one round: min(2, 6 - elevation)."""
+    return min(MAX_LEAVES, TOP - elevation)
+
+
+def step_cost(here: int, there: int) -> int:
+    """Points for one orthogonal step between squares of these elevations."""
+    if there == here:
+        return 1
+    if there > here:
+        return 1 + there - here
+    return 2
+
+
+def neighbours(square: Square) -> tuple[Square, ...]:
+    """The up-to-four orthogonal neighbours on the board."""
+    column, row = square
+    steps = ((column + 1, row), (column - 1, row), (column, row + 1), (column, row - 1))
+    return tuple((c, r) for c, r in steps if 1 <= c <= SIZE and 1 <= r <= SIZE)
+
+
+def move_costs(elevation: tuple[int, ...], start: Square) -> dict[Square, int]:
+    """The cheapest cost from ``start`` to every square (Dijkstra; any square may be crossed).
+
+    >>> flat = (0,) * 36
+    >>> move_costs(flat, (1, 1))[(3, 2)]
+    3
+    """
+    best = {start: 0}
+    queue = [(0, start)]
+    while queue:
+        cost, square = heapq.heappop(queue)
+        if cost > best[square]:
+            continue
+        here = elevation[index(square)]
+        for step in neighbours(square):
+            total = cost + step_cost(here, elevation[index(step)])
+            if total < best.get(step, total + 1):
+                best[step] = total
+                heapq.heappush(queue, (total, step))
+    return best
+
+
+@dataclass(frozen=True)
+class State:
+    """A game in progress. Seats are indexes into ``players``; squares are ``(C, R)``."""
+
+    players: tuple[str, ...]
+    #: 36 elevations, ``elevation[index((c, r))]``.
+    elevation: tuple[int, ...] = (0,) * (SIZE * SIZE)
+    #: Each seat's square, ``None`` once crushed.
+    positions: tuple[Square | None, ...] = ()
+    #: Crushed seats, in the order they were crushed.
+    out: tuple[int, ...] = ()
+    #: Rounds begun (0 before the first ``drop``).
+    round: int = 0
+    #: ``drop``, ``leaf``, ``roll``, ``move`` or ``over``.
+    phase: str = "drop"
+    drop: int = 0  # this round's d20
+    falling: int = 0  # leaf lines still to come this round
+    leaves: tuple[Square, ...] = ()  # this round's leaves, in the air
+    mover: int = 0  # seat rolling or moving
+    roll: int = 0  # the mover's d4, once rolled
+    winners: tuple[int, ...] = ()
+
+    def living(self) -> tuple[int, ...]:
+        """Seats still on the board, in seat (turn) order."""
+        return tuple(seat for seat, at in enumerate(self.positions) if at is not None)
+
+    def height(self, square: Square) -> int:
+        """The elevation of one square."""
+        return self.elevation[index(square)]
+
+
+def total_capacity(elevation: tuple[int, ...]) -> int:
+    """Leaves that can still fall in one round on the whole board."""
+    return sum(capacity(e) for e in elevation)
+
+
+def leaf_refusal(state: State, square: Square) -> str:
+    """Why a leaf may not fall on ``square`` now ("" when it may)."""
+    height = state.height(square)
+    already = state.leaves.count(square)
+    if height >= TOP:
+        return f"{square_name(square)} is already blue: roll again"
+    if already >= capacity(height):
+        if height == TOP - 1:
+            return f"{square_name(square)} is purple and already has a leaf: roll again"
+        return f"{square_name(square)} already has {already} leaves this round: roll again"
+    return ""
+
+
+def leaves_text(count: int) -> str:
+    """``1 leaf``, ``3 leaves``."""
+    return "1 leaf" if count == 1 else f"{count} leaves"
+
+
+class LeafClimbers(Game[State]):
+    """Meeples climb a growing pile of leaves; the companion drops the leaves."""
+
+    id: ClassVar[str] = "leaf-climbers"
+    title: ClassVar[str] = "Lilliputian Leaf-Climbers"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 4
+    random_seats: ClassVar[bool] = True
+    pages: ClassVar[Mapping[str, str]] = {
+        "": "Leaves fall on a 6x6 board and pile up. Climb the pile and dodge the leaves: "
+            "a meeple under a landing leaf is crushed. Last one standing wins, or everyone "
+            "left when every square is blue. 4 players; 2 or 3 also allowed (house default). "
+            "Meeples start on the corners in seat order (house default). The last players "
+            "crushed together: nobody wins (house default).",
+        "drop": "Each round starts with the d20: that many leaves fall. If fewer squares can "
+                "take a leaf, only that many fall (house default).",
+        "leaf": "Each leaf: green die = column, blue die = row. Roll again when the square "
+                "is blue, is purple and has a leaf, or already has 2 leaves this round. "
+                "Leaves block nothing until they land.",
+        "roll": "Roll the d4: you may spend up to that many points moving. Unused points "
+                "are lost, and you may stay (house default).",
+        "move": "Step up, down, left or right. Same height: 1. Up: 1 plus the rise. "
+                "Down: 2, however far. You may cross any square but not stop on one "
+                "with 2 meeples.",
+        "land": "After everyone moves, every leaf becomes a square chip: +1 height. "
+                "A meeple on a square that gets one is crushed and out.",
+    }
+
+    # --- the contract ---
+
+    def start(self, players: tuple[str, ...], options: Mapping[str, Any]) -> State:
+        return State(players=tuple(players), positions=CORNERS[: len(players)])
+
+    def over(self, state: State) -> bool:
+        return state.phase == "over"
+
+    def winners(self, state: State) -> tuple[str, ...]:
+        return tuple(state.players[seat] for seat in state.winners) if self.over(state) else ()
+
+    def details(self, state: State) -> dict[str, Any]:
+        names = state.players
+        rows = [list(state.elevation[r * SIZE:(r + 1) * SIZE]) for r in range(SIZE)]
+        return {
+            "round": max(1, state.round),
+            "elevation": rows,
+            "positions": {names[seat]: list(at) for seat, at in enumerate(state.positions)
+                          if at is not None},
+            "out": [names[seat] for seat in state.out],
+            "leaves": [list(leaf) for leaf in state.leaves],
+            "drop": state.drop or None,
+            "falling": state.falling,
+            "roll": state.roll or None,
+            "phase": state.phase,
+        }
+
+    def apply(self, state: State, line: Line) -> State:
+        if state.phase == "over":
+            raise GameOver("the game is over")
+        handler = {
+            "drop": self._drop,
+            "leaf": self._leaf,
+            "roll": self._roll,
+            "move": self._move,
+            "stay": self._move,
+        }.get(line.verb)
+        if handler is None:
+            raise UnknownVerb(f"{line.verb!r} is not a Leaf-Climbers action "
+                              "(drop, leaf, roll, move, stay)")
+        self._check_turn(state, line)
+        return handler(state, line)
+
+    def prompt(self, state: State) -> Prompt | None:
+        if state.phase == "over":
+            return None
+        if state.phase == "drop":
+            room = total_capacity(state.elevation)
+            roll = Roll(TABLE, "drop", (20,), ("d20",), label="Drop leaves",
+                        chance=f"room for only {leaves_text(room)}" if room < 20 else "")
+            return Prompt(TABLE, "How many leaves fall?", (roll,), topic="drop")
+        if state.phase == "leaf":
+            done = len(state.leaves)
+            count = done + state.falling
+            leaf = Roll(TABLE, "leaf", (6, 6), ("column", "row"), label="Drop a leaf",
+                        chance=f"leaf {done + 1} of {count}", reroll_refused=True)
+            return Prompt(TABLE, f"Where does leaf {done + 1} of {count} fall?", (leaf,),
+                          topic="leaf")
+        who = state.players[state.mover]
+        if state.phase == "roll":
+            roll = Roll(who, "roll", (4,), ("d4",), label="Roll to move",
+                        chance="move up to the roll")
+            return Prompt(who, f"{who}: roll the d4", (roll,), topic="roll")
+        at = state.positions[state.mover]
+        assert at is not None
+        stay = Choice(f"stay at {square_name(at)}", Line(who, "stay"), self._danger(state, at))
+        moves = tuple(
+            Choice(f"{square_name(square)} (cost {cost})",
+                   Line(who, "move", (str(square[0]), str(square[1]))),
+                   self._danger(state, square))
+            for square, cost in sorted(self._reachable(state).items(),
+                                       key=lambda item: (item[1], item[0]))
+        )
+        return Prompt(who, f"{who}: move up to {state.roll}", (stay, *moves), topic="move")
+
+    # --- helpers that read the state ---
+
+    @staticmethod
+    def _danger(state: State, square: Square) -> str:
+        return "leaf lands here!" if square in state.leaves else ""
+
+    @staticmethod
+    def _crowd(state: State, square: Square) -> int:
+        return sum(1 for at in state.positions if at == square)
+
+    def _reachable(self, state: State) -> dict[Square, int]:
+        """Squares the mover may end on (their own square excluded: that is ``stay``)."""
+        at = state.positions[state.mover]
+        assert at is not None
+        return {
+            square: cost for square, cost in move_costs(state.elevation, at).items()
+            if square != at and cost <= state.roll
+            and self._crowd(state, square) < MEEPLES_PER_SQUARE
+        }
+
+    def _check_turn(self, state: State, line: Line) -> None:
+        """Refuse a line whose actor or verb is not the one the game is waiting for."""
+        table_verb = line.verb in ("drop", "leaf")
+        if table_verb and line.actor != TABLE:
+            raise NotYourTurn(f"the leaves are the table's: write 'table {line.verb} ...'")
+        if not table_verb and line.actor == TABLE:
+            raise NotYourTurn(f"'{line.verb}' belongs to a player, not the table")
+        if line.actor != TABLE:
+            if line.actor not in state.players:
+                raise NotYourTurn(f"{line.actor!r} is not playing")
+            if state.positions[state.players.index(line.actor)] is None:
+                raise Crushed(f"{line.actor} was crushed and is out of the game")
+        wanted = self._waiting_for(state)
+        if state.phase in ("drop", "leaf"):
+            if line.actor != TABLE:
+                raise NotYourTurn(wanted)
+        elif line.actor != state.players[state.mover]:
+            if line.verb == "leaf":
+                raise IllegalLine(f"no more leaves fall this round; {wanted}")
+            raise NotYourTurn(wanted)
+        expected = {"drop": ("drop",), "leaf": ("leaf",), "roll": ("roll",),
+                    "move": ("move", "stay")}[state.phase]
+        if line.verb not in expected:
+            raise IllegalLine(wanted)
+
+    def _waiting_for(self, state: State) -> str:
+        """The next required line, in words."""
+        who = state.players[state.mover]
+        if state.phase == "drop":
+            return "the round starts with the d20: 'table drop N'"
+        if state.phase == "leaf":
+            return f"{leaves_text(state.falling)} still to fall: 'table leaf C R'"
+        if state.phase == "roll":
+            return f"it is {who}'s turn to roll the d4: '{who} roll M'"
+        return f"it is {who}'s move, with {state.roll} points: '{who} move C R' or '{who} stay'"
+
+    # --- line handlers: each returns the new state, or raises ---
+
+    def _drop(self, state: State, line: Line) -> State:
+        expect_args(line, 1, "N")
+        drop = number(line.args[0], 1, 20, "the d20")
+        falling = min(drop, total_capacity(state.elevation))
+        return replace(state, round=state.round + 1, phase="leaf", drop=drop, falling=falling,
+                       leaves=(), roll=0)
+
+    def _leaf(self, state: State, line: Line) -> State:
+        expect_args(line, 2, "C R")
+        square = (number(line.args[0], 1, SIZE, "the column (green die)"),
+                  number(line.args[1], 1, SIZE, "the row (blue die)"))
+        refusal = leaf_refusal(state, square)
+        if refusal:
+            raise LeafRefused(refusal)
+        falling = state.falling - 1
+        state = replace(state, leaves=state.leaves + (square,), falling=falling)
+        if falling:
+            return state
+        return self._next_mover(state, -1)
+
+    def _roll(self, state: State, line: Line) -> State:
+        expect_args(line, 1, "M")
+        return replace(state, phase="move", roll=number(line.args[0], 1, 4, "the d4"))
+
+    def _move(self, state: State, line: Line) -> State:
+        at = state.positions[state.mover]
+        assert at is not None
+        if line.verb == "stay":
+            expect_args(line, 0, "")
+            target = at
+        else:
+            expect_args(line, 2, "C R")
+            target = (number(line.args[0], 1, SIZE, "the column"),
+                      number(line.args[1], 1, SIZE, "the row"))
+        if target != at:
+            cost = move_costs(state.elevation, at)[target]
+            if cost > state.roll:
+                raise Unreachable(f"{square_name(target)} costs {cost}, you have {state.roll}")
+            if self._crowd(state, target) >= MEEPLES_PER_SQUARE:
+                raise SquareFull(f"{square_name(target)} already holds "
+                                 f"{MEEPLES_PER_SQUARE} meeples")
+        positions = list(state.positions)
+        positions[state.mover] = target
+        return self._next_mover(replace(state, positions=tuple(positions)), state.mover)
+
+    def _next_mover(self, state: State, after: int) -> State:
+        """Hand the d4 to the next living seat after ``after``, or land the leaves."""
+        later = [seat for seat in state.living() if seat > after]
+        if later:
+            return replace(state, phase="roll", mover=later[0], roll=0)
+        return self._land(state)
+
+    @staticmethod
+    def _land(state: State) -> State:
+        """Every leaf becomes a square chip; meeples under them are crushed; end check."""
+        elevation = list(state.elevation)
+        for leaf in state.leaves:
+            elevation[index(leaf)] += 1
+        hit = set(state.leaves)
+        crushed = tuple(seat for seat in state.living() if state.positions[seat] in hit)
+        positions = tuple(None if seat in crushed else at
+                          for seat, at in enumerate(state.positions))
+        state = replace(state, elevation=tuple(elevation), positions=positions,
+                        out=state.out + crushed, leaves=(), roll=0, mover=0, phase="drop")
+        living = state.living()
+        if len(living) <= 1 or all(e >= TOP for e in elevation):
+            return replace(state, phase="over", winners=living)
+        return state

@@ -1,0 +1,646 @@
+"""Penguin Panic: fish, abilities, bribes, dice, placements, escapes and scores.
+
+The yard's igloo layout stays on the table: players say how big the linked group of a
+placed penguin is and which circles filled up; the engine does the arithmetic and keeps
+the counts of every penguin (RULES.md section 2, records.md ``penguin-panic``).
+Penguins are anonymous except escapees, whose colour is logged when they escape.
+
+>>> game = PenguinPanic()
+>>> s = game.start(("Ann", "Bob"), game.option_values({}))
+>>> s = game.apply(s, Line("table", "line"))
+>>> s = game.apply(s, Line("Ann", "ability", ("7",)))
+>>> s = game.apply(s, Line("Bob", "ability", ("4",)))
+>>> game.details(s)["order"], game.details(s)["fish"]
+(['Bob', 'Ann'], {'Ann': 5, 'Bob': 1})
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from companion.games.base import (
+    TABLE,
+    BadArguments,
+    Choice,
+    Field,
+    Form,
+    Game,
+    GameOver,
+    IllegalLine,
+    Line,
+    NotYourTurn,
+    OptionSpec,
+    Prompt,
+    RESERVED_NAMES,
+    Roll,
+    UnknownVerb,
+    expect_args,
+    number,
+)
+
+COLOURS = ("red", "yellow", "green", "blue", "purple")
+PER_COLOUR = 10  # house default: the text gives 50 penguins in 5 colours
+TOTAL = PER_COLOUR * len(COLOURS)
+SEEDED = 10
+LINE = 12  # penguins drawn for a round's line
+CIRCLES = 5
+IGLOOS = 7  # per circle: so a full circle's majority is 2-7 penguins
+SPACES = 7
+START_FISH = 5
+MAX_FISH = 10
+DEAD = 6  # the die face that names no circle
+MAX_DICE = 4
+EXTEND_MAX = 5
+#: Fish lost from every gain this round, by ability space.
+PENALTY = {1: 4, 2: 3, 3: 2, 4: 1, 5: 2, 6: 1, 7: 1}
+#: Short names of the abilities, for the bribe screen.
+ABILITY = {1: "6s wild", 2: "any penguin", 3: "front/back", 4: "swap two", 5: "add 0-5",
+           6: "three dice", 7: "die for 2"}
+SWAP, EXTEND, WILD_SIXES, THREE_DICE, CHEAP_DIE = 4, 5, 1, 6, 7
+#: The bribe phase's lines: their argument's form, its highest value and its name.
+CLAIMS = {"ability": ("S", SPACES, "an ability space"), "bribe": ("K", CIRCLES, "a circle")}
+#: Points of a set of escapees of different colours, by its size.
+SET_POINTS = {1: 1, 2: 3, 3: 6, 4: 10, 5: 15}
+NAME = re.compile(r"[A-Za-z0-9_-]{1,12}")
+
+
+class OutOfStep(IllegalLine):
+    """A line that belongs to another step of the round (a roll during the bribes)."""
+
+
+class TooFewFish(IllegalLine):
+    """A payment (ability space or extra die) above the player's fish."""
+
+
+class SpaceTaken(IllegalLine):
+    """An ability space another player already claimed this round."""
+
+
+class BearTaken(IllegalLine):
+    """A bear that already holds a bribery disk this round."""
+
+
+class AlreadyBought(IllegalLine):
+    """A second extra die in one turn."""
+
+
+class TooLateToBuy(IllegalLine):
+    """An extra die bought after the turn's first roll."""
+
+
+class WrongDice(BadArguments):
+    """A roll with another number of dice than the player rolls."""
+
+
+class AlreadyRolled(IllegalLine):
+    """A roll when the dice already name a circle (or after placing)."""
+
+
+class NotRolled(IllegalLine):
+    """A placement before the dice are rolled."""
+
+
+class RerollNeeded(IllegalLine):
+    """A placement after all sixes: the dice must be rolled again."""
+
+
+class CircleNotRolled(IllegalLine):
+    """A placement in a circle no usable die names."""
+
+
+class BadGroup(BadArguments):
+    """A linked group that cannot be: more coloured igloos than penguins, or more
+    penguins than the board holds."""
+
+
+class AlreadyPlaced(IllegalLine):
+    """A second placement (or a roll or buy) after the turn's penguin is placed."""
+
+
+class NotPlaced(IllegalLine):
+    """A completed circle logged before the turn's penguin is placed."""
+
+
+class CircleDone(IllegalLine):
+    """A circle logged as completed twice in one turn."""
+
+
+class TooManyRemoved(IllegalLine):
+    """More penguins removed from a circle than the board holds."""
+
+
+class NoSuchColour(BadArguments):
+    """A colour that is not one of the game's five."""
+
+
+class NotYourAbility(IllegalLine):
+    """A swap or extend by a player who did not claim that ability this round."""
+
+
+class AbilityUsed(IllegalLine):
+    """A second swap or extend in one round."""
+
+
+class LineEmpty(IllegalLine):
+    """A swap or extend when the line holds no penguin."""
+
+
+class BagShort(IllegalLine):
+    """An extend of more penguins than the bag holds."""
+
+
+def parse_colours(value: str) -> tuple[str, ...]:
+    """The ``colours`` option: five distinct names, comma-separated."""
+    names = tuple(value.split(","))
+    if len(names) != len(COLOURS):
+        raise ValueError(f"give {len(COLOURS)} colour names separated by commas")
+    for name in names:
+        if not NAME.fullmatch(name) or name in RESERVED_NAMES:
+            raise ValueError(f"{name!r} is not a valid colour name: 1-12 letters, digits, - or _")
+    if len(set(names)) != len(names):
+        raise ValueError("the colour names must all differ")
+    return names
+
+
+def set_score(counts: tuple[int, ...]) -> int:
+    """Points of one player's escapees (counts by colour), largest sets first.
+
+    >>> set_score((1, 0, 2, 0, 0))  # one red and two green: a pair and a single
+    4
+    """
+    points = 0
+    left = list(counts)
+    while any(left):
+        points += SET_POINTS[sum(1 for c in left if c)]
+        left = [max(0, c - 1) for c in left]
+    return points
+
+
+def put(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    """The tuple with one item replaced."""
+    return values[:index] + (value,) + values[index + 1:]
+
+
+@dataclass(frozen=True)
+class Turn:
+    """The turn in progress: whose it is and what they have done so far."""
+
+    seat: int
+    bought: bool = False
+    dice: tuple[int, ...] = ()  # the latest roll's faces; () before the first roll
+    placed: int = 0  # circle of the placement; 0 before it
+    completed: tuple[int, ...] = ()  # circles logged as completed this turn
+
+    @property
+    def must_roll(self) -> bool:
+        """No roll yet, or the last one was all sixes (which is rolled again)."""
+        return not self.dice or all(face == DEAD for face in self.dice)
+
+
+@dataclass(frozen=True)
+class State:
+    """A game in progress. Players are seat numbers; per-seat values are tuples."""
+
+    players: tuple[str, ...]
+    colours: tuple[str, ...]
+    fish: tuple[int, ...]
+    order: tuple[int, ...]  # seats in turn order
+    escaped: tuple[tuple[int, ...], ...]  # per seat, counts by colour index
+    spaces: tuple[int, ...]  # per seat, the ability space claimed this round; 0 = none
+    bribes: tuple[tuple[int, ...], ...]  # per seat, circles bribed this round, in order
+    rounds: int = 0  # `table line` lines so far
+    #: ``draw`` (before the first line), ``ability``, ``bribe``, ``turns``.
+    stage: str = "draw"
+    bag: int = TOTAL - SEEDED
+    line: int = 0
+    board: int = SEEDED
+    gone: int = 0
+    turn_index: int = 0  # position in ``order`` of the turn in progress
+    turn: Turn | None = None
+    swapped: bool = False  # ability 4 used this round
+    extended: bool = False  # ability 5 used this round
+
+    @property
+    def round_done(self) -> bool:
+        """The line is empty: the round is over (its last player may still log circles)."""
+        return self.stage == "turns" and self.line == 0
+
+    @property
+    def claimed(self) -> int:
+        """Ability spaces claimed this round."""
+        return sum(1 for s in self.spaces if s)
+
+    @property
+    def bribed(self) -> tuple[int, ...]:
+        """Bears holding a bribery disk this round."""
+        return tuple(k for circles in self.bribes for k in circles)
+
+
+class PenguinPanic(Game[State]):
+    """Penguins escape a prison yard; the companion keeps fish, bribes and escapees."""
+
+    id: ClassVar[str] = "penguin-panic"
+    title: ClassVar[str] = "Penguin Panic"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 5
+    random_seats: ClassVar[bool] = True
+    options: ClassVar[Mapping[str, OptionSpec]] = {
+        "colours": OptionSpec(",".join(COLOURS), parse_colours,
+                              "names of the 5 penguin colours (house default)"),
+    }
+    pages: ClassVar[Mapping[str, str]] = {
+        "": "Free your penguins from the yard. Each round 12 penguins queue up; you buy "
+            "abilities, bribe polar bears, then roll dice to place penguins and earn fish. "
+            "A full circle loses its biggest colour, and the bear's briber keeps one as an "
+            "escapee. When the bag cannot fill a line, escapees score in sets of different "
+            "colours. The yard stays on the table: you tell the companion group sizes and "
+            "full circles. 50 penguins, 10 of each colour (house default); colour names "
+            "red, yellow, green, blue, purple (house default, option).",
+        "line": "A round starts by drawing 12 penguins from the bag into the line, in "
+                "order. If the bag holds fewer than 12 the game is over (house default: "
+                "'not enough' means fewer than 12).",
+        "bribe": "In turn order take an empty ability space 1-7. The highest empty space "
+                 "is free; each empty space above yours costs 1 fish (2 with two players). "
+                 "You cannot pay more fish than you have (house default). The new turn "
+                 "order follows the spaces, lowest first. Then in that order put a "
+                 "bribery disk on a bear nobody bribed; with two players, twice each.",
+        "abilities": "Penalty on every fish gain this round: 1 (-4) a 6 names any circle; "
+                     "2 (-3) take any penguin of the line; 3 (-2) front or back one; "
+                     "4 (-1) swap two penguins, once a round; 5 (-2) add 0-5 penguins "
+                     "from the bag to the line, once a round; 6 (-1) roll 3 dice; "
+                     "7 (-1) the extra die costs 2 fish.",
+        "roll": "Before your first roll you may pay 3 fish (2 with ability 7) for one "
+                "extra die. Roll 2 dice (3 with ability 6). All sixes: roll them all "
+                "again (house default: you must). A 6 names no circle, except with "
+                "ability 1.",
+        "place": "Put the penguin in an empty igloo of a circle a die names. "
+                 "Fish = L - G - ability penalty; never below 0, at most 10 in all. "
+                 "L: same-colour penguins linked to it, itself included. G: how many "
+                 "of those sit on coloured centre igloos.",
+        "complete": "A circle with no empty igloo loses all its penguins of the biggest "
+                    "colour (a tie: the briber picks, or the placer if nobody bribed "
+                    "the bear). The briber keeps one as an escapee, the rest go back in "
+                    "the bag; with no briber one leaves the game. Log each full circle "
+                    "once a turn, in the order the table resolves them (house default).",
+        "score": "Escapees score in sets of different colours: 5 colours 15, 4 colours "
+                 "10, 3 colours 6, 2 colours 3, a single 1. Tie: most escapees, then "
+                 "earlier in the last turn order.",
+    }
+
+    # --- the contract ---
+
+    def start(self, players: tuple[str, ...], options: Mapping[str, Any]) -> State:
+        count = len(players)
+        return State(
+            players=tuple(players),
+            colours=tuple(options["colours"]),
+            fish=(START_FISH,) * count,
+            order=tuple(range(count)),
+            escaped=((0,) * len(COLOURS),) * count,
+            spaces=(0,) * count,
+            bribes=((),) * count,
+        )
+
+    def over(self, state: State) -> bool:
+        return state.round_done and state.bag < LINE
+
+    def winners(self, state: State) -> tuple[str, ...]:
+        if not self.over(state):
+            return ()
+        best = max(state.order, key=lambda seat: (
+            set_score(state.escaped[seat]), sum(state.escaped[seat]), -state.order.index(seat)))
+        return (state.players[best],)
+
+    def details(self, state: State) -> dict[str, Any]:
+        names = state.players
+        seats = range(len(names))
+        return {
+            "round": max(1, state.rounds),
+            "fish": {names[i]: state.fish[i] for i in seats},
+            "abilities": {names[i]: state.spaces[i] for i in seats if state.spaces[i]},
+            "order": [names[i] for i in state.order],
+            "bribes": {names[i]: list(state.bribes[i]) for i in seats},
+            "bag": state.bag,
+            "line": state.line,
+            "board": state.board,
+            "gone": state.gone,
+            "escaped": {names[i]: {state.colours[c]: n for c, n in enumerate(state.escaped[i]) if n}
+                        for i in seats},
+            "scores": {names[i]: set_score(state.escaped[i]) for i in seats},
+            "stage": "over" if self.over(state) else state.stage,
+        }
+
+    def apply(self, state: State, line: Line) -> State:
+        if self.over(state) and not self._last_circles(state, line):
+            raise GameOver("the game is over: the bag cannot fill a line")
+        handler: Callable[[State, int, Line], State] | None = {
+            "line": self._draw,
+            "ability": self._ability,
+            "bribe": self._bribe,
+            "buy": self._buy,
+            "roll": self._roll,
+            "place": self._place,
+            "complete": self._complete,
+            "swap": self._swap,
+            "extend": self._extend,
+        }.get(line.verb)
+        if handler is None:
+            raise UnknownVerb(f"{line.verb!r} is not a Penguin Panic action")
+        if line.actor == TABLE and line.verb != "line":
+            raise NotYourTurn(f"'{line.verb}' is a player's line, not the table's")
+        if line.actor != TABLE and line.actor not in state.players:
+            raise NotYourTurn(f"{line.actor!r} is not playing")
+        seat = state.players.index(line.actor) if line.actor in state.players else -1
+        return handler(state, seat, line)
+
+    def prompt(self, state: State) -> Prompt | None:
+        if self.over(state):
+            return None
+        names = state.players
+        if state.stage == "draw" or state.round_done:
+            draw = Choice("draw 12", Line(TABLE, "line"), f"bag holds {state.bag}")
+            return Prompt(TABLE, "Draw the line", (draw,), self._complete_extras(state), "line")
+        if state.stage == "ability":
+            seat = state.order[state.claimed]
+            answers = tuple(
+                Choice(f"{space} {ABILITY[space]} -{PENALTY[space]}",
+                       Line(names[seat], "ability", (str(space),)),
+                       f"costs {cost} fish" if cost else "free")
+                for space in range(1, SPACES + 1)
+                if space not in state.spaces
+                and (cost := self._space_cost(state, space)) <= state.fish[seat]
+            )
+            return Prompt(names[seat], f"{names[seat]}: ability", answers, (), "bribe")
+        if state.stage == "bribe":
+            seat = self._briber(state)
+            answers = tuple(Choice(f"bear {k}", Line(names[seat], "bribe", (str(k),)))
+                            for k in range(1, CIRCLES + 1) if k not in state.bribed)
+            return Prompt(names[seat], f"{names[seat]}: bribe a bear", answers, (), "bribe")
+        turn = state.turn
+        assert turn is not None
+        if turn.placed:
+            seat = state.order[(state.turn_index + 1) % len(state.order)]
+            extras = (self._ability_extras(state, turn.seat) + self._complete_extras(state)
+                      + self._start_extras(state, seat, Turn(seat)))
+            return Prompt(names[seat], f"{names[seat]}: roll", (self._dice(state, Turn(seat)),),
+                          extras, "roll")
+        name = names[turn.seat]
+        extras = self._start_extras(state, turn.seat, turn)
+        if turn.must_roll:
+            question = f"{name}: roll" if not turn.dice else f"{name}: all 6, reroll"
+            return Prompt(name, question, (self._dice(state, turn),), extras, "roll")
+        penalty = PENALTY[state.spaces[turn.seat]]
+        linked = Field("L linked", 1, min(PER_COLOUR, state.board + 1))
+        coloured = Field("G coloured", 0, min(CIRCLES, state.board + 1))
+        answers = tuple(Form(f"circle {k}", name, "place", (linked, coloured), (str(k),))
+                        for k in self._circles(state, turn))
+        return Prompt(name, f"{name}: place (L-G-{penalty})", answers, extras, "place")
+
+    # --- helpers that read the state ---
+
+    @staticmethod
+    def _last_circles(state: State, line: Line) -> bool:
+        """A full circle of the game's last placement: it still resolves after the end
+        (records.md), and may even reopen the game by refilling the bag."""
+        last = state.turn
+        return line.verb == "complete" and last is not None and line.actor == state.players[last.seat]
+
+    def _space_cost(self, state: State, space: int) -> int:
+        """Fish to claim ``space``: each empty space above it, doubled with two players."""
+        skipped = sum(1 for s in range(space + 1, SPACES + 1) if s not in state.spaces)
+        return skipped * (2 if len(state.players) == 2 else 1)
+
+    def _briber(self, state: State) -> int:
+        """Whose bribery disk comes next: the new turn order, once per disk each."""
+        return state.order[len(state.bribed) % len(state.order)]
+
+    def _disks(self, state: State) -> int:
+        """Bribery disks placed in all: two each with two players."""
+        return len(state.players) * (2 if len(state.players) == 2 else 1)
+
+    def _buy_cost(self, state: State, seat: int) -> int:
+        return 2 if state.spaces[seat] == CHEAP_DIE else 3
+
+    def _dice_count(self, state: State, turn: Turn) -> int:
+        return 2 + (state.spaces[turn.seat] == THREE_DICE) + turn.bought
+
+    def _circles(self, state: State, turn: Turn) -> tuple[int, ...]:
+        """Circles the turn's dice allow, in order."""
+        if DEAD in turn.dice and state.spaces[turn.seat] == WILD_SIXES:
+            return tuple(range(1, CIRCLES + 1))
+        return tuple(sorted({face for face in turn.dice if face != DEAD}))
+
+    def _dice(self, state: State, turn: Turn) -> Roll:
+        """The roll the turn's player makes now."""
+        count = self._dice_count(state, turn)
+        wild = state.spaces[turn.seat] == WILD_SIXES
+        return Roll(state.players[turn.seat], "roll", (6,) * count,
+                    tuple(f"die {i}" for i in range(1, count + 1)),
+                    chance="6: any circle" if wild else "6 is dead")
+
+    def _ability_extras(self, state: State, seat: int) -> tuple[Form | Choice, ...]:
+        """Swap and extend, while ``seat`` holds that ability unused and the line is not empty."""
+        name = state.players[seat]
+        if state.line == 0:
+            return ()
+        if state.spaces[seat] == SWAP and not state.swapped:
+            return (Choice("swap two", Line(name, "swap"), "once a round"),)
+        if state.spaces[seat] == EXTEND and not state.extended:
+            return (Form("add to line", name, "extend", (Field("penguins", 0, min(EXTEND_MAX, state.bag)),)),)
+        return ()
+
+    def _start_extras(self, state: State, seat: int, turn: Turn) -> tuple[Form | Choice, ...]:
+        """Optional lines of ``seat``'s turn before placing: the extra die and abilities."""
+        extras = self._ability_extras(state, seat)
+        cost = self._buy_cost(state, seat)
+        if not turn.bought and not turn.dice and cost <= state.fish[seat]:
+            buy = Choice("buy a die", Line(state.players[seat], "buy"), f"costs {cost} fish")
+            extras = (buy,) + extras
+        return extras
+
+    def _complete_extras(self, state: State) -> tuple[Form, ...]:
+        """One form per (circle, colour) the placer may still log as completed.
+
+        The colour sits between the circle and the count in the line, and a form's
+        numbers follow its fixed words, so both circle and colour are fixed words here;
+        the placed circle comes first, as it is the one most often full.
+        """
+        turn = state.turn
+        if turn is None or not turn.placed or state.board < 2:
+            return ()
+        name = state.players[turn.seat]
+        circles = (turn.placed,) + tuple(k for k in range(1, CIRCLES + 1) if k != turn.placed)
+        removed = Field("removed", 2, min(IGLOOS, state.board))
+        return tuple(Form(f"full {k}: {colour}", name, "complete", (removed,), (str(k), colour))
+                     for k in circles if k not in turn.completed for colour in state.colours)
+
+    # --- line handlers: each returns the new state, or raises ---
+
+    def _draw(self, state: State, seat: int, line: Line) -> State:
+        if line.actor != TABLE:
+            raise NotYourTurn("the table draws the line: write 'table line'")
+        if not (state.stage == "draw" or state.round_done):
+            raise OutOfStep("a line is drawn only when the last one is empty")
+        expect_args(line, 0, "")
+        count = len(state.players)
+        return replace(state, rounds=state.rounds + 1, stage="ability", bag=state.bag - LINE,
+                       line=LINE, spaces=(0,) * count, bribes=((),) * count, turn=None,
+                       turn_index=0, swapped=False, extended=False)
+
+    def _claim(self, state: State, seat: int, line: Line) -> int:
+        """Checks shared by the bribe phase's two lines: the step, whose claim it is,
+        and the one number (a space or a circle)."""
+        if state.stage != line.verb:
+            raise OutOfStep("ability spaces are claimed after the line is drawn, then "
+                            "bears are bribed")
+        expected = state.order[state.claimed] if line.verb == "ability" else self._briber(state)
+        if seat != expected:
+            raise NotYourTurn(f"it is {state.players[expected]}'s {line.verb} now")
+        form, high, what = CLAIMS[line.verb]
+        expect_args(line, 1, form)
+        return number(line.args[0], 1, high, what)
+
+    def _ability(self, state: State, seat: int, line: Line) -> State:
+        space = self._claim(state, seat, line)
+        if space in state.spaces:
+            raise SpaceTaken(f"space {space} is already taken")
+        cost = self._space_cost(state, space)
+        if cost > state.fish[seat]:
+            raise TooFewFish(f"space {space} costs {cost} fish; {line.actor} has {state.fish[seat]}")
+        state = replace(state, spaces=put(state.spaces, seat, space),
+                        fish=put(state.fish, seat, state.fish[seat] - cost))
+        if state.claimed < len(state.players):
+            return state
+        order = tuple(sorted(state.order, key=lambda s: state.spaces[s]))
+        return replace(state, order=order, stage="bribe")
+
+    def _bribe(self, state: State, seat: int, line: Line) -> State:
+        circle = self._claim(state, seat, line)
+        if circle in state.bribed:
+            raise BearTaken(f"the bear of circle {circle} is already bribed")
+        state = replace(state, bribes=put(state.bribes, seat, state.bribes[seat] + (circle,)))
+        if len(state.bribed) < self._disks(state):
+            return state
+        return replace(state, stage="turns", turn_index=0, turn=Turn(state.order[0]))
+
+    def _own_turn(self, state: State, seat: int) -> State:
+        """The state with ``seat``'s turn in progress, starting it if the previous
+        player has placed; refuse a line from anyone else."""
+        if state.stage != "turns":
+            raise OutOfStep("that line belongs to the turns, after the bribes")
+        turn = state.turn
+        assert turn is not None
+        if seat == turn.seat:
+            return state
+        if state.round_done:
+            raise NotYourTurn("the line is empty: the table draws a new one")
+        index = (state.turn_index + 1) % len(state.order)
+        if turn.placed and seat == state.order[index]:
+            return replace(state, turn_index=index, turn=Turn(seat))
+        waiting = state.order[index] if turn.placed else turn.seat
+        raise NotYourTurn(f"it is {state.players[waiting]}'s turn")
+
+    def _before_placing(self, state: State, seat: int) -> tuple[State, Turn]:
+        """``seat``'s turn in progress (see :meth:`_own_turn`), refused once they placed."""
+        state = self._own_turn(state, seat)
+        turn = state.turn
+        assert turn is not None
+        if turn.placed:
+            raise AlreadyPlaced(f"{state.players[seat]} has already placed this turn")
+        return state, turn
+
+    def _buy(self, state: State, seat: int, line: Line) -> State:
+        state, turn = self._before_placing(state, seat)
+        expect_args(line, 0, "")
+        if turn.bought:
+            raise AlreadyBought("only one extra die a turn")
+        if turn.dice:
+            raise TooLateToBuy("the extra die is bought before the first roll")
+        cost = self._buy_cost(state, seat)
+        if cost > state.fish[seat]:
+            raise TooFewFish(f"the extra die costs {cost} fish; {line.actor} has {state.fish[seat]}")
+        return replace(state, turn=replace(turn, bought=True),
+                       fish=put(state.fish, seat, state.fish[seat] - cost))
+
+    def _roll(self, state: State, seat: int, line: Line) -> State:
+        state, turn = self._before_placing(state, seat)
+        if not turn.must_roll:
+            raise AlreadyRolled(f"{line.actor} has rolled: place the penguin")
+        count = self._dice_count(state, turn)
+        if len(line.args) != count:
+            raise WrongDice(f"{line.actor} rolls {count} dice: write {count} faces")
+        faces = tuple(number(arg, 1, 6, "a die face") for arg in line.args)
+        return replace(state, turn=replace(turn, dice=faces))
+
+    def _place(self, state: State, seat: int, line: Line) -> State:
+        state, turn = self._before_placing(state, seat)
+        if not turn.dice:
+            raise NotRolled(f"{line.actor} must roll before placing")
+        if turn.must_roll:
+            raise RerollNeeded("all sixes: roll them all again")
+        expect_args(line, 3, "K L G")
+        circle = number(line.args[0], 1, CIRCLES, "a circle")
+        linked = number(line.args[1], 1, PER_COLOUR, "the linked group")
+        coloured = number(line.args[2], 0, CIRCLES, "the coloured igloos")
+        if circle not in self._circles(state, turn):
+            raise CircleNotRolled(f"no usable die names circle {circle}")
+        if coloured > linked:
+            raise BadGroup(f"a group of {linked} cannot hold {coloured} on coloured igloos")
+        if linked > state.board + 1:
+            raise BadGroup(f"the board holds only {state.board + 1} penguins with this one")
+        gain = max(0, linked - coloured - PENALTY[state.spaces[seat]])
+        return replace(state, turn=replace(turn, placed=circle), line=state.line - 1,
+                       board=state.board + 1,
+                       fish=put(state.fish, seat, min(MAX_FISH, state.fish[seat] + gain)))
+
+    def _complete(self, state: State, seat: int, line: Line) -> State:
+        turn = state.turn
+        if state.stage != "turns" or turn is None or seat != turn.seat:
+            raise NotPlaced("a full circle is logged by the player who just placed")
+        if not turn.placed:
+            raise NotPlaced(f"{line.actor} must place before logging a full circle")
+        expect_args(line, 3, "K COLOUR N")
+        circle = number(line.args[0], 1, CIRCLES, "a circle")
+        if line.args[1] not in state.colours:
+            raise NoSuchColour(f"{line.args[1]!r} is not a colour: {', '.join(state.colours)}")
+        colour = state.colours.index(line.args[1])
+        removed = number(line.args[2], 2, IGLOOS, "the penguins removed")
+        if circle in turn.completed:
+            raise CircleDone(f"circle {circle} was already logged this turn")
+        if removed > state.board:
+            raise TooManyRemoved(f"the board holds only {state.board} penguins")
+        state = replace(state, turn=replace(turn, completed=turn.completed + (circle,)),
+                        board=state.board - removed, bag=state.bag + removed - 1)
+        briber = next((s for s, circles in enumerate(state.bribes) if circle in circles), None)
+        if briber is None:  # nobody bribed that bear: the one penguin is lost, not freed
+            return replace(state, gone=state.gone + 1)
+        counts = state.escaped[briber]
+        return replace(state, escaped=put(state.escaped, briber, put(counts, colour, counts[colour] + 1)))
+
+    def _use_ability(self, state: State, seat: int, space: int) -> State:
+        """Checks shared by swap and extend; the state with ``seat``'s turn in progress."""
+        if state.round_done:
+            raise LineEmpty("the line is empty")
+        state = self._own_turn(state, seat)
+        name = state.players[seat]
+        if state.spaces[seat] != space:
+            raise NotYourAbility(f"{name} does not hold ability {space} this round")
+        if state.swapped if space == SWAP else state.extended:
+            raise AbilityUsed(f"ability {space} is used once a round")
+        return state
+
+    def _swap(self, state: State, seat: int, line: Line) -> State:
+        state = self._use_ability(state, seat, SWAP)
+        expect_args(line, 0, "")
+        return replace(state, swapped=True)
+
+    def _extend(self, state: State, seat: int, line: Line) -> State:
+        state = self._use_ability(state, seat, EXTEND)
+        expect_args(line, 1, "N")
+        count = number(line.args[0], 0, EXTEND_MAX, "the penguins added")
+        if count > state.bag:
+            raise BagShort(f"the bag holds only {state.bag} penguins")
+        return replace(state, extended=True, bag=state.bag - count, line=state.line + count)

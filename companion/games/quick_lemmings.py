@@ -1,0 +1,322 @@
+"""Quick Lemmings: cards, terrain piles, tiles, movement points and finishes.
+
+The hex map and the lemmings stay on the table; the engine keeps the card flow
+(RULES.md section 5, records.md ``quick-lemmings``). Hands are hidden, so the engine
+tracks only their sizes, plus which cards are in sight (the piles, and the pile cards
+discarded since the last reshuffle), so that it can refuse a card nobody can hold.
+
+>>> game = QuickLemmings()
+>>> s = game.start(("Ann", "Bob", "Cat"), game.option_values({}))
+>>> s = game.apply(s, Line("Ann", "play", ("forest", "1")))
+>>> game.details(s)["points"], game.details(s)["hands"]
+(3, {'Ann': 3, 'Bob': 5, 'Cat': 6})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from companion.games.base import (
+    BadArguments,
+    Choice,
+    Game,
+    GameOver,
+    IllegalLine,
+    Line,
+    NotYourTurn,
+    OptionSpec,
+    Prompt,
+    UnknownVerb,
+    expect_args,
+    number,
+)
+
+TERRAINS = ("forest", "water", "mountain", "swamp", "desert")
+MEADOW = "meadow"
+DEFAULT_DECK = "0,0,1,1,2,2,2,3,3,4,4"
+FULL_HAND = 6  # a refill draws up to this, and the last seat is dealt this many
+STARTER = 2  # the value of the card that starts each terrain pile
+TILES_PER_TERRAIN = 3
+MEADOW_TILES = 6
+MOST_PLAYERS = 5
+EMPTY_SEEN: tuple[tuple[int, ...], ...] = tuple(() for _ in TERRAINS)
+
+
+class EmptyHand(IllegalLine):
+    """A play by a player who holds no card."""
+
+
+class NotInDeck(IllegalLine):
+    """A play of a value that no card of the deck has."""
+
+
+class AllInSight(IllegalLine):
+    """A play of a card whose every copy is already in a pile or known discarded."""
+
+
+class TooManyDiscards(IllegalLine):
+    """A refill that discards more cards than the hand holds."""
+
+
+def deal_sizes(count: int) -> tuple[int, ...]:
+    """Cards dealt per seat: 7 - players for the first, one more per seat, 6 for the last.
+
+    >>> deal_sizes(2), deal_sizes(5)
+    ((5, 6), (2, 3, 4, 5, 6))
+    """
+    return tuple(FULL_HAND + 1 - count + seat for seat in range(count))
+
+
+def parse_lemmings(value: str) -> int:
+    """The ``lemmings`` option: 1-3 per player."""
+    return number(value, 1, 3, "lemmings per player")
+
+
+def parse_deck(value: str) -> tuple[int, ...]:
+    """The ``deck`` option: the card values of each terrain, sorted.
+
+    The option line comes before the engine knows the player count for sure (the option
+    parser sees only the value), so the deck must be big enough to deal 5 players.
+    """
+    values = tuple(sorted(number(part, 0, 9, "a card value") for part in value.split(",")))
+    if STARTER not in values:
+        raise ValueError(f"the deck needs a {STARTER} to start each terrain pile")
+    needed = sum(deal_sizes(MOST_PLAYERS))
+    if len(TERRAINS) * (len(values) - 1) < needed:
+        raise ValueError(f"the deck leaves too few cards to deal {needed} to {MOST_PLAYERS} players")
+    return values
+
+
+def put(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    """The tuple with one item replaced."""
+    return items[:index] + (value,) + items[index + 1:]
+
+
+def cut_full_zero_piles(piles: tuple[tuple[int, ...], ...],
+                        deck: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], ...], int]:
+    """Cut each pile holding every 0 card of its terrain to a single 0.
+
+    Returns the new piles and how many cards were cut away (they go to the discards).
+    A deck without 0 cards has no such pile.
+    """
+    zeros = deck.count(0)
+    if not zeros:
+        return piles, 0
+    cut = sum(len(p) - 1 for p in piles if p.count(0) == zeros)
+    return tuple((0,) if p.count(0) == zeros else p for p in piles), cut
+
+
+@dataclass(frozen=True)
+class State:
+    """A game in progress. Per-terrain tuples follow ``TERRAINS``; per-player ones the seats."""
+
+    players: tuple[str, ...]
+    lemmings: int
+    deck: tuple[int, ...]  # the values of one terrain's cards, sorted
+    piles: tuple[tuple[int, ...], ...]  # oldest card first; never empty
+    hands: tuple[int, ...]  # hand sizes: the cards themselves are hidden
+    draw: int
+    finished: tuple[int, ...]
+    #: Tiles left per terrain, then the meadow tiles.
+    tiles: tuple[int, ...] = (TILES_PER_TERRAIN,) * len(TERRAINS) + (MEADOW_TILES,)
+    discards: int = 0
+    #: Pile cards discarded since the last reshuffle, per terrain, sorted: in sight.
+    seen: tuple[tuple[int, ...], ...] = EMPTY_SEEN
+    turn: int = 0  # seat whose turn it is
+    tile: str | None = None  # what the most recent play must lay
+    points: int = 0  # movement points of the most recent play
+    winner: int | None = None
+
+    @property
+    def over(self) -> bool:
+        """Whether someone has all their lemmings across."""
+        return self.winner is not None
+
+
+class QuickLemmings(Game[State]):
+    """Two to five players race lemmings; the companion keeps cards, piles and tiles."""
+
+    id: ClassVar[str] = "quick-lemmings"
+    title: ClassVar[str] = "Quick Lemmings"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = MOST_PLAYERS
+    options: ClassVar[Mapping[str, OptionSpec]] = {
+        "lemmings": OptionSpec("2", parse_lemmings, "lemmings per player", ("1", "2", "3")),
+        "deck": OptionSpec(DEFAULT_DECK, parse_deck,
+                           "card values of each terrain (house default)", (DEFAULT_DECK,)),
+    }
+    pages: ClassVar[Mapping[str, str]] = {
+        "": "Get all your lemmings over the finish line on the table map. The first to do "
+            "it wins at once, even if an opponent's push carried the last one over "
+            "(house default). The companion tracks cards, piles, tiles and points; it "
+            "cannot see hands, so it only refuses cards it knows are in sight.",
+        "setup": "Terrains: forest, water, mountain, swamp, desert. Each has cards valued "
+                 "0,0,1,1,2,2,2,3,3,4,4 (house default; a setup option), 3 tiles, plus 6 "
+                 "meadow tiles. A 2 of each terrain starts its pile. Deal: the first "
+                 "player gets 7 minus the players, each next seat one more, the last 6.",
+        "turn": "On your turn either refill your hand or play one card. Then the next "
+                "seat is on.",
+        "refill": "Drop as many cards as you like, then draw back up to 6. If the draw "
+                  "pile is empty: a terrain pile holding all of its 0 cards is cut down "
+                  "to one 0, the discards become the new draw pile, and you keep drawing. "
+                  "Nothing left anywhere: your hand stays short.",
+        "play": "Play a card on its terrain's pile. Not above the pile's lowest card: it "
+                "joins, and you get the pile's total in points. Above it: the pile is "
+                "discarded, your card starts a new one, you get its value, and you lay a "
+                "tile of that terrain (none left: a meadow; none of those: nothing).",
+        "move": "Spend the points on one lemming: 1 per meadow hex or hex of the played "
+                "terrain, +1 per lemming pushed in a line. A push needs a free hex at the "
+                "end; over the finish line is fine, off the board is not.",
+        "finish": "Log 'finish' whenever a lemming crosses the line, in any turn, pushed "
+                  "or not. It does not pass the turn.",
+    }
+
+    # --- the contract ---
+
+    def start(self, players: tuple[str, ...], options: Mapping[str, Any]) -> State:
+        deck: tuple[int, ...] = options["deck"]
+        hands = deal_sizes(len(players))
+        # One starter per terrain sits in the piles; everything else not dealt is drawn.
+        draw = len(TERRAINS) * (len(deck) - 1) - sum(hands)
+        return State(players=tuple(players), lemmings=options["lemmings"], deck=deck,
+                     piles=tuple((STARTER,) for _ in TERRAINS), hands=hands, draw=draw,
+                     finished=(0,) * len(players))
+
+    def over(self, state: State) -> bool:
+        return state.over
+
+    def winners(self, state: State) -> tuple[str, ...]:
+        return () if state.winner is None else (state.players[state.winner],)
+
+    def details(self, state: State) -> dict[str, Any]:
+        names = state.players
+        tiles = dict(zip((*TERRAINS, MEADOW), state.tiles))
+        return {
+            "piles": {t: list(p) for t, p in zip(TERRAINS, state.piles)},
+            "tiles": tiles,
+            "tile": state.tile,
+            "hands": dict(zip(names, state.hands)),
+            "draw": state.draw,
+            "discards": state.discards,
+            "points": state.points,
+            "finished": dict(zip(names, state.finished)),
+            "lemmings": state.lemmings,
+        }
+
+    def apply(self, state: State, line: Line) -> State:
+        if state.over:
+            raise GameOver("the game is over")
+        if line.actor not in state.players:
+            raise NotYourTurn(f"{line.actor!r} has no lemmings in this game")
+        seat = state.players.index(line.actor)
+        if line.verb == "finish":
+            expect_args(line, 0, "")
+            return self._finish(state, seat)
+        if line.verb not in ("refill", "play"):
+            raise UnknownVerb(f"{line.verb!r} is not a Quick Lemmings action")
+        if seat != state.turn:
+            raise NotYourTurn(f"it is {state.players[state.turn]}'s turn")
+        if line.verb == "refill":
+            expect_args(line, 1, "K")
+            return self._pass_turn(self._refill(state, seat, number(line.args[0], 0, FULL_HAND, "K")))
+        expect_args(line, 2, "TERRAIN V")
+        terrain, value = line.args[0], number(line.args[1], 0, 9, "a card value")
+        if terrain not in TERRAINS:
+            raise BadArguments(f"{terrain!r} is not a terrain: {', '.join(TERRAINS)}")
+        return self._pass_turn(self._play(state, seat, TERRAINS.index(terrain), value))
+
+    def prompt(self, state: State) -> Prompt | None:
+        if state.over:
+            return None
+        seat = state.turn
+        name, hand = state.players[seat], state.hands[seat]
+        # Plays come first: they are the usual move. Each hint is worked out by trying it.
+        plays = tuple(
+            Choice(f"{TERRAINS[t]} {v}", Line(name, "play", (TERRAINS[t], str(v))),
+                   self._play_hint(self._play(state, seat, t, v)))
+            for t in range(len(TERRAINS)) for v in sorted(set(state.deck))
+            if hand and self._possible(state, t, v)
+        )
+        refills = tuple(
+            Choice(f"refill {k}", Line(name, "refill", (str(k),)),
+                   f"draw {self._refill(state, seat, k).hands[seat] - (hand - k)}")
+            for k in range(hand + 1)
+        )
+        # Nobody has all lemmings across while the game goes on, so everyone may finish.
+        finishes = tuple(
+            Choice(f"{who} finish", Line(who, "finish"),
+                   "last one: wins" if done + 1 == state.lemmings
+                   else f"{done + 1} of {state.lemmings} across")
+            for who, done in zip(state.players, state.finished)
+        )
+        return Prompt(name, f"{name}: play or refill", plays + refills, finishes, "turn")
+
+    # --- helpers that read the state ---
+
+    @staticmethod
+    def _possible(state: State, terrain: int, value: int) -> bool:
+        """Whether some card of this terrain and value is out of sight (could be in a hand)."""
+        in_sight = state.piles[terrain].count(value) + state.seen[terrain].count(value)
+        return state.deck.count(value) > in_sight
+
+    @staticmethod
+    def _play_hint(after: State) -> str:
+        """What a play gives: its points, and the tile it lays if it starts a new pile."""
+        points = f"{after.points} pts"
+        return points if after.tile is None else f"{points}, lay {after.tile}"
+
+    # --- line handlers: each returns the new state, or raises ---
+
+    def _pass_turn(self, state: State) -> State:
+        return replace(state, turn=(state.turn + 1) % len(state.players))
+
+    def _finish(self, state: State, seat: int) -> State:
+        # A lemming may be pushed over the line in anyone's turn, so any player may log it.
+        done = state.finished[seat] + 1
+        return replace(state, finished=put(state.finished, seat, done),
+                       winner=seat if done == state.lemmings else None)
+
+    def _refill(self, state: State, seat: int, discard: int) -> State:
+        name = state.players[seat]
+        hand = state.hands[seat]
+        if discard > hand:
+            raise TooManyDiscards(f"{name} holds only {hand} cards")
+        hand -= discard
+        piles, draw, discards, seen = state.piles, state.draw, state.discards + discard, state.seen
+        while hand < FULL_HAND:
+            if not draw:
+                piles, cut = cut_full_zero_piles(piles, state.deck)
+                discards += cut
+                if not discards:
+                    break  # no card left anywhere: the hand stays short
+                # The reshuffle hides every discarded card again.
+                draw, discards, seen = discards, 0, EMPTY_SEEN
+            taken = min(draw, FULL_HAND - hand)
+            hand, draw = hand + taken, draw - taken
+        return replace(state, hands=put(state.hands, seat, hand), piles=piles, draw=draw,
+                       discards=discards, seen=seen)
+
+    def _play(self, state: State, seat: int, terrain: int, value: int) -> State:
+        name, kind = state.players[seat], TERRAINS[terrain]
+        if not state.hands[seat]:
+            raise EmptyHand(f"{name} holds no card: refill instead")
+        if value not in state.deck:
+            raise NotInDeck(f"no {kind} card is worth {value}")
+        if not self._possible(state, terrain, value):
+            raise AllInSight(f"every {kind} {value} is already in a pile or discarded")
+        state = replace(state, hands=put(state.hands, seat, state.hands[seat] - 1))
+        pile = state.piles[terrain]
+        if value <= min(pile):
+            pile += (value,)
+            return replace(state, piles=put(state.piles, terrain, pile), points=sum(pile), tile=None)
+        seen = put(state.seen, terrain, tuple(sorted(state.seen[terrain] + pile)))
+        tiles, tile = state.tiles, None
+        # The terrain's own tile if one is left, else a meadow, else nothing.
+        for index in (terrain, len(TERRAINS)):
+            if tiles[index]:
+                tiles, tile = put(tiles, index, tiles[index] - 1), (*TERRAINS, MEADOW)[index]
+                break
+        return replace(state, piles=put(state.piles, terrain, (value,)), points=value, tile=tile,
+                       tiles=tiles, discards=state.discards + len(pile), seen=seen)

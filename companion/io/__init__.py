@@ -1,0 +1,1 @@
+"""Devices: buttons, encoder, display, keyboard emulator. They know no game."""

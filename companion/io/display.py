@@ -1,0 +1,202 @@
+"""Displays: a luma device from luma.core.cmdline flags, our terminal emulator, or none.
+
+:class:`Output` sits in front of any of them: it skips frames that did not change, shifts
+the picture a pixel or two over time (burn-in) and dims or blanks the panel.
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+import shutil
+import sys
+from typing import Any, Protocol, TextIO
+
+from PIL import Image
+
+log = logging.getLogger(__name__)
+
+BRIGHT, DIM = 0xCF, 0x08
+#: Burn-in care: the picture moves through these offsets, one step per period.
+SHIFTS = ((0, 0), (1, 0), (1, 1), (0, 1))
+
+
+class Device(Protocol):
+    """The part of luma's device contract that we use."""
+
+    mode: str
+
+    def display(self, image: Image.Image) -> None: ...
+    def contrast(self, level: int) -> None: ...
+    def hide(self) -> None: ...
+    def show(self) -> None: ...
+    def cleanup(self) -> None: ...
+
+
+class DisplayError(Exception):
+    """Display flags that luma refuses, or a device that cannot be opened."""
+
+
+def luma_device(flags: str) -> Any:
+    """A luma device from ``--display ... --interface ...`` flags, parsed by luma itself."""
+    from luma.core import cmdline, error  # luma.core is heavy; only a real display needs it
+
+    parser = cmdline.create_parser(description="companion display")
+    try:
+        args = parser.parse_args(shlex.split(flags))
+    except SystemExit:
+        raise DisplayError(f"luma refused the display flags {flags!r}") from None
+    try:
+        device = cmdline.create_device(args)
+    except (error.Error, OSError, ImportError) as err:
+        raise DisplayError(f"cannot open the display ({flags}): {err}") from None
+    if device is None:
+        raise DisplayError(f"luma knows no display in {flags!r}")
+    # Keep the last picture on the glass when the process stops (luma's atexit hook
+    # would otherwise clear it).
+    device.persist = True
+    return device
+
+
+def capture_device(directory: str) -> Any:
+    """luma.emulator's capture device: one PNG per frame, twice the size."""
+    from luma.emulator.device import capture
+
+    return capture(width=128, height=64, mode="1", transform="identity", scale=2,
+                   file_template=f"{directory}/frame_{{0:05}}.png")
+
+
+def pygame_device() -> Any:
+    """luma.emulator's window."""
+    from luma.emulator.device import pygame
+
+    return pygame(width=128, height=64, mode="1", transform="scale2x", scale=3)
+
+
+#: Indexed by upper-left 8, upper-right 4, lower-left 2, lower-right 1.
+QUADRANTS = " ▗▖▄▝▐▞▟▘▚▌▙▀▜▛█"
+
+
+class TerminalDisplay:
+    """Our own terminal emulator of the panel: Unicode block characters, ANSI cursor moves.
+
+    luma.emulator's terminal modes import pygame and insist on a tty for stdout; this one
+    needs nothing. Each character shows 2x2 pixels (64x16 characters fits any terminal);
+    a dimmed panel is drawn faint, a blanked one empty.
+    """
+
+    mode = "1"
+
+    def __init__(self, out: TextIO = sys.stdout) -> None:
+        self.out = out
+        self.faint = False
+        self.hidden = False
+        self.last: Image.Image | None = None
+
+    def display(self, image: Image.Image) -> None:
+        self.last = image.convert("1")
+        self._paint()
+
+    def contrast(self, level: int) -> None:
+        self.faint = level < BRIGHT
+        self._paint()
+
+    def hide(self) -> None:
+        self.hidden = True
+        self._paint()
+
+    def show(self) -> None:
+        self.hidden = False
+        self._paint()
+
+    def cleanup(self) -> None:
+        self.out.write("\x1b[0m\n")
+        self.out.flush()
+
+    def _paint(self) -> None:
+        if self.last is None:
+            return
+        rows = render_blocks(self.last) if not self.hidden else [" " * 64] * 16
+        style = "\x1b[2m" if self.faint else "\x1b[0m"
+        border = "+" + "-" * 64 + "+"
+        body = "\r\n".join(f"|{style}{row}\x1b[0m|" for row in rows)
+        help_line = "arrows move  Enter select  Esc back  m menu  u undo  r roll  0-9 faces  q quit"
+        width = shutil.get_terminal_size((80, 24)).columns
+        self.out.write(f"\x1b[H{border}\r\n{body}\r\n{border}\r\n{help_line[:width]}\x1b[K")
+        self.out.flush()
+
+
+def render_blocks(image: Image.Image) -> list[str]:
+    """A 1-bit image as rows of quadrant characters (2x2 pixels each)."""
+    pixels = image.load()
+    width, height = image.size
+    rows = []
+    for y in range(0, height, 2):
+        row = []
+        for x in range(0, width, 2):
+            bits = ((pixels[x, y] and 8) | (pixels[x + 1, y] and 4)
+                    | (pixels[x, y + 1] and 2) | (pixels[x + 1, y + 1] and 1))
+            row.append(QUADRANTS[bits])
+        rows.append("".join(row))
+    return rows
+
+
+
+class NoDisplay:
+    """Headless: frames go nowhere (buttons and serial still work)."""
+
+    mode = "1"
+
+    def display(self, image: Image.Image) -> None:
+        pass
+
+    def contrast(self, level: int) -> None:
+        pass
+
+    def hide(self) -> None:
+        pass
+
+    def show(self) -> None:
+        pass
+
+    def cleanup(self) -> None:
+        pass
+
+
+class Output:
+    """Frames to a device: unchanged frames skipped, shifted over time, dimmed and blanked."""
+
+    def __init__(self, device: Device, shift: bool = True) -> None:
+        self.device = device
+        self.shift = shift
+        self.offset = (0, 0)
+        self.last: bytes | None = None
+        self.level = "bright"
+        self.frames_sent = 0
+
+    def show(self, image: Image.Image, step: int = 0) -> bool:
+        """Send the frame unless the glass already shows it; whether anything was sent."""
+        offset = SHIFTS[step % len(SHIFTS)] if self.shift else (0, 0)
+        if offset != (0, 0):
+            moved = Image.new("1", image.size, 0)
+            moved.paste(image, offset)
+            image = moved
+        raw = image.tobytes()
+        if raw == self.last:
+            return False
+        self.last = raw
+        self.device.display(image if self.device.mode == "1" else image.convert(self.device.mode))
+        self.frames_sent += 1
+        return True
+
+    def set_level(self, level: str) -> None:
+        """``bright``, ``dim`` or ``blank``."""
+        if level == self.level:
+            return
+        if level == "blank":
+            self.device.hide()
+        else:
+            if self.level == "blank":
+                self.device.show()
+            self.device.contrast(DIM if level == "dim" else BRIGHT)
+        self.level = level

@@ -1,0 +1,135 @@
+"""``companion run``: choose the display and the inputs, wire them to the app and the loop.
+
+This is the only module (with the command line) that knows about devices, the app and the
+daemon at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import pathlib
+import queue
+import sys
+import threading
+from contextlib import ExitStack
+from typing import Any
+
+from companion.config import Config, ConfigError
+from companion.daemon import Daemon, Stop
+from companion.io.buttons import EMULATOR_PINS, ButtonBank, KeyLogic, pins_for
+from companion.io.display import (NoDisplay, Output, TerminalDisplay, DisplayError, capture_device,
+                                  luma_device, pygame_device)
+from companion.io.systemd import watchdog_period
+from companion.store import Store
+from companion.ui.app import App
+from companion.ui.intents import KINDS, Intent
+
+log = logging.getLogger(__name__)
+
+
+def choose_display(config: Config, args: argparse.Namespace) -> tuple[Any, bool]:
+    """The display device, and whether the keyboard drives the emulator's buttons."""
+    mode = args.emulator
+    interactive = sys.stdin.isatty()
+    if mode == "capture":
+        pathlib.Path(args.capture_dir).mkdir(parents=True, exist_ok=True)
+        return capture_device(args.capture_dir), interactive
+    if mode == "pygame":
+        return pygame_device(), interactive
+    if mode == "terminal":
+        return TerminalDisplay(), interactive
+    if mode == "none":
+        return NoDisplay(), False
+    flags = args.display or config.display
+    if flags:
+        try:
+            return luma_device(flags), False
+        except DisplayError as err:
+            if "refused" in str(err) or "knows no display" in str(err):
+                raise ConfigError(config.source, "display.flags", str(err)) from None
+            log.error("%s: running without a screen", err)
+            return NoDisplay(), False
+    if interactive and sys.stdout.isatty():
+        return TerminalDisplay(), True
+    log.warning("no display configured and no terminal: running headless (no screen attached)")
+    return NoDisplay(), False
+
+
+def start_buttons(config: Config, events: queue.Queue[object], emulated: bool) -> ButtonBank | None:
+    """Real GPIO buttons, or mock pins that the keyboard presses in the emulator."""
+    from gpiozero import Device
+    from gpiozero.exc import BadPinFactory
+    from gpiozero.pins.mock import MockFactory
+
+    if emulated:
+        Device.pin_factory = MockFactory()
+        return ButtonBank(EMULATOR_PINS, events)
+    encoder = None
+    if config.encoder.a is not None and config.encoder.b is not None:
+        encoder = (config.encoder.a, config.encoder.b, config.encoder.push)
+    try:
+        return ButtonBank(pins_for(config.buttons.preset, config.buttons.pins), events, encoder)
+    except (BadPinFactory, OSError, RuntimeError) as err:
+        log.warning("no GPIO buttons (%s); other inputs still work", err)
+        return None
+
+
+def press_pin(role: str) -> bool:
+    """Tap the emulator's mock pin for a role; False when the role has no pin."""
+    from gpiozero import Device
+
+    pin = EMULATOR_PINS.get(role)
+    if pin is None:
+        return False
+    mock = Device.pin_factory.pin(pin)
+    mock.drive_low()
+    from companion.io.keyboard import TAP
+
+    threading.Timer(TAP, mock.drive_high).start()
+    return True
+
+
+def scripted(keys: str, events: queue.Queue[object]) -> None:
+    """Queue presses written as words (``down select digit:4``), then a stop."""
+    for word in keys.split():
+        kind, _, value = word.partition(":")
+        if kind not in KINDS:
+            raise ConfigError("--keys", word, f"not a key; use {', '.join(sorted(KINDS))}")
+        events.put(Intent(kind, int(value) if value.isdigit() else 0))
+    events.put(Stop("end of --keys"))
+
+
+def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse.Namespace,
+        note: str = "") -> int:
+    """Run until stopped; the exit status."""
+    events: queue.Queue[object] = queue.Queue()
+    device, keyboard_drives = choose_display(config, args)
+    with ExitStack() as stack:
+        store = Store(store_file)
+        stack.callback(store.close)
+        app = App(store, config, directory)
+        if app.resume_latest():
+            log.info("resumed game %s", app.session.gid if app.session else "?")
+        if note:
+            app.toast(note)
+        if args.keys is not None:
+            scripted(args.keys, events)
+        else:
+            buttons = start_buttons(config, events, keyboard_drives)
+            if buttons is not None:
+                stack.callback(buttons.close)
+            if keyboard_drives:
+                from companion.io.keyboard import Keyboard
+
+                keyboard = Keyboard(sys.stdin.fileno(), events, press_pin)
+                keyboard.start()
+                stack.callback(keyboard.close)
+                if isinstance(device, TerminalDisplay):
+                    sys.stdout.write("\x1b[2J")
+        stack.callback(device.cleanup)
+        keys = KeyLogic(config.buttons.debounce, config.buttons.long_press)
+        daemon = Daemon(app, Output(device, config.screen.shift), events, keys,
+                        watchdog=watchdog_period())
+        daemon.run()
+    return 0

@@ -1,0 +1,190 @@
+"""SQLite storage of games as their records: header, entries, and the undo position.
+
+Every change is one transaction, committed durably before it returns, so that what the
+screen shows next is already on disk. An *entry* is what one confirmation logged (one or
+more record lines); ``head`` counts the entries in force, and entries past ``head`` are the
+redo stack.
+
+>>> store = Store(":memory:")
+>>> gid = store.create("microbot-racers", ["game microbot-racers", "players Ann Bob"])
+>>> store.push(gid, ["table roll 3 2"], rolled=True, over=False, winners=[])
+1
+>>> store.entries(gid)
+[Entry(seq=1, lines=('table roll 3 2',), rolled=True)]
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+# The durability settings live here and nowhere else. WAL with synchronous=FULL syncs the
+# log on every commit: a commit that returned survives a power cut. NORMAL would not.
+DURABILITY = {"journal_mode": "WAL", "synchronous": "FULL"}
+BUSY_TIMEOUT_MS = 10_000  # an export in another process holds the lock briefly: wait for it
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL,
+    header TEXT NOT NULL,
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    head INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL DEFAULT 'playing' CHECK (status IN ('playing', 'over', 'abandoned')),
+    winners TEXT NOT NULL DEFAULT '[]'
+);
+CREATE TABLE IF NOT EXISTS entries (
+    game INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    lines TEXT NOT NULL,
+    rolled INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (game, seq)
+) WITHOUT ROWID;
+"""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One confirmed entry: its position, its record lines, and whether the device rolled."""
+
+    seq: int
+    lines: tuple[str, ...]
+    rolled: bool
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """A stored game's bookkeeping (not its lines)."""
+
+    id: int
+    game: str
+    header: tuple[str, ...]
+    created: float
+    updated: float
+    head: int
+    status: str
+    winners: tuple[str, ...]
+
+
+class Store:
+    """The companion's games on disk. One connection, used by the thread that owns state."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+        self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        for key, value in DURABILITY.items():
+            self.db.execute(f"PRAGMA {key} = {value}")
+        self.db.execute("PRAGMA foreign_keys = ON")
+        self.db.row_factory = sqlite3.Row
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+    def pragma(self, name: str) -> str | int:
+        """Read one pragma (tests check the durability settings)."""
+        return self.db.execute(f"PRAGMA {name}").fetchone()[0]
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        # BEGIN IMMEDIATE takes the write lock up front, so a concurrent reader cannot make
+        # the commit fail half-way; COMMIT returns only when the log is synced.
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def create(self, game: str, header: Sequence[str]) -> int:
+        """A new game with no entries; its id."""
+        now = time.time()
+        with self._write() as db:
+            cur = db.execute(
+                "INSERT INTO games (game, header, created, updated) VALUES (?, ?, ?, ?)",
+                (game, "\n".join(header), now, now),
+            )
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    def push(self, gid: int, lines: Sequence[str], rolled: bool, over: bool,
+             winners: Sequence[str]) -> int:
+        """Append an entry after ``head``, dropping the redo stack; the new head."""
+        with self._write() as db:
+            head = self._head(db, gid) + 1
+            db.execute("DELETE FROM entries WHERE game = ? AND seq >= ?", (gid, head))
+            db.execute("INSERT INTO entries (game, seq, lines, rolled) VALUES (?, ?, ?, ?)",
+                       (gid, head, "\n".join(lines), int(rolled)))
+            self._move(db, gid, head, over, winners)
+        return head
+
+    def move_head(self, gid: int, head: int, over: bool, winners: Sequence[str]) -> None:
+        """Undo or redo: only the position changes; the entries stay for redo."""
+        with self._write() as db:
+            self._move(db, gid, head, over, winners)
+
+    def set_status(self, gid: int, status: str) -> None:
+        """Mark a game abandoned (or playing again)."""
+        with self._write() as db:
+            db.execute("UPDATE games SET status = ?, updated = ? WHERE id = ?",
+                       (status, time.time(), gid))
+
+    def game(self, gid: int) -> GameRow:
+        """One game's bookkeeping; KeyError when there is no such game."""
+        row = self.db.execute("SELECT * FROM games WHERE id = ?", (gid,)).fetchone()
+        if row is None:
+            raise KeyError(gid)
+        return self._row(row)
+
+    def games(self, status: str | None = None, limit: int = 50) -> list[GameRow]:
+        """Games, most recently changed first, optionally only those with ``status``."""
+        sql = "SELECT * FROM games"
+        args: tuple[object, ...] = ()
+        if status is not None:
+            sql += " WHERE status = ?"
+            args = (status,)
+        rows = self.db.execute(sql + " ORDER BY updated DESC, id DESC LIMIT ?", (*args, limit))
+        return [self._row(r) for r in rows]
+
+    def entries(self, gid: int, upto: int | None = None, start: int = 1) -> list[Entry]:
+        """Entries ``start..upto`` (default: up to the end, redo stack included)."""
+        upto = 2**62 if upto is None else upto
+        rows = self.db.execute(
+            "SELECT seq, lines, rolled FROM entries WHERE game = ? AND seq BETWEEN ? AND ?"
+            " ORDER BY seq", (gid, start, upto))
+        return [Entry(seq, tuple(text.split("\n")), bool(rolled)) for seq, text, rolled in rows]
+
+    def entry(self, gid: int, seq: int) -> Entry | None:
+        """One entry, or ``None``."""
+        found = self.entries(gid, seq, seq)
+        return found[0] if found else None
+
+    @staticmethod
+    def _head(db: sqlite3.Connection, gid: int) -> int:
+        row = db.execute("SELECT head FROM games WHERE id = ?", (gid,)).fetchone()
+        if row is None:
+            raise KeyError(gid)
+        return int(row[0])
+
+    @staticmethod
+    def _move(db: sqlite3.Connection, gid: int, head: int, over: bool,
+              winners: Sequence[str]) -> None:
+        db.execute(
+            "UPDATE games SET head = ?, updated = ?, winners = ?,"
+            " status = CASE WHEN status = 'abandoned' THEN status"
+            " WHEN ? THEN 'over' ELSE 'playing' END WHERE id = ?",
+            (head, time.time(), json.dumps(list(winners)), int(over), gid),
+        )
+
+    @staticmethod
+    def _row(row: sqlite3.Row) -> GameRow:
+        return GameRow(row["id"], row["game"], tuple(row["header"].split("\n")), row["created"],
+                       row["updated"], row["head"], row["status"], tuple(json.loads(row["winners"])))

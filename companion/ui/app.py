@@ -1,0 +1,265 @@
+"""The UI controller: a stack of screens, the home menu and the new-game flow.
+
+The app is driven by :class:`Intent` values and renders the top screen to a 1-bit image.
+It owns no thread: the daemon's main loop calls :meth:`App.handle` and :meth:`App.frame`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import pathlib
+import random
+from collections.abc import Callable
+from functools import partial
+from dataclasses import replace
+from typing import Any
+
+from PIL import Image, ImageDraw
+
+from companion.config import Config, save_settings
+from companion.dice import FAIR
+from companion.games import GAMES
+from companion.record import Header
+from companion.session import Session
+from companion.store import GameRow, Store
+from companion.ui.draw import blank
+from companion.ui.intents import Intent
+from companion.ui.play import PlayScreen
+from companion.ui.widgets import Item, Menu, Page, Screen
+
+DIM_CHOICES = (30.0, 60.0, 120.0, 300.0, 0.0)
+BLANK_CHOICES = (300.0, 600.0, 1800.0, 0.0)
+
+
+def when(stamp: float) -> str:
+    """A short local date for lists: ``22 Nov 14:05``."""
+    return datetime.datetime.fromtimestamp(stamp).strftime("%d %b %H:%M")
+
+
+def seconds(value: float) -> str:
+    """``60.0`` -> ``1 min``; 0 means never."""
+    if not value:
+        return "never"
+    return f"{int(value)} s" if value < 60 else f"{int(value // 60)} min"
+
+
+class App:
+    """Screens, the session being played, and the ways into and out of it."""
+
+    def __init__(self, store: Store, config: Config, state_dir: pathlib.Path | None = None,
+                 rng: random.Random = FAIR) -> None:
+        self.store = store
+        self.config = config
+        self.state_dir = state_dir
+        self.rng = rng
+        self.stack: list[Screen] = [Menu("companion", self.home_items)]
+        self.session: Session | None = None
+
+    # --- the Host interface for widgets ---
+
+    def push(self, screen: Screen) -> None:
+        self.stack.append(screen)
+
+    def pop(self) -> None:
+        if len(self.stack) > 1:
+            self.stack.pop()
+
+    def toast(self, message: str) -> None:
+        self.top.message = message
+
+    @property
+    def top(self) -> Screen:
+        return self.stack[-1]
+
+    # --- driving ---
+
+    def handle(self, intent: Intent) -> None:
+        """One press; a message on screen lasts until the next one."""
+        self.top.message = ""
+        self.top.on(intent, self)
+
+    def frame(self) -> Image.Image:
+        """The top screen, drawn afresh."""
+        image = blank()
+        self.top.draw(ImageDraw.Draw(image))
+        return image
+
+    def resume_latest(self) -> bool:
+        """Open the most recent unfinished game at its pending prompt, if there is one."""
+        playing = self.store.games("playing", limit=1)
+        if not playing:
+            return False
+        self.open(playing[0].id)
+        return True
+
+    # --- home ---
+
+    def home_items(self) -> list[Item]:
+        items = [Item("New game", self.new_game)]
+        playing = self.store.games("playing")
+        if len(playing) == 1:
+            items.insert(0, Item("Resume", lambda: self.open(playing[0].id), title_of(playing[0])))
+        elif playing:
+            items.insert(0, Item("Resume", self.resume_menu, f"{len(playing)} games"))
+        items += [Item("History", self.history), Item("Rules", self.rules),
+                  Item("Settings", self.settings)]
+        return items
+
+    def resume_menu(self) -> None:
+        self.push(Menu("Resume", [
+            Item(title_of(row), partial(self.open, row.id), when(row.updated))
+            for row in self.store.games("playing")
+        ]))
+
+    def open(self, gid: int) -> None:
+        """Show a stored game at its pending prompt (home stays beneath)."""
+        self.session = Session(self.store, gid)
+        del self.stack[1:]
+        self.push(PlayScreen(self.session, self, self.rng, leave=self.leave_game))
+
+    def leave_game(self) -> None:
+        self.session = None
+        del self.stack[1:]
+
+    def history(self) -> None:
+        def show(row: GameRow) -> None:
+            session = Session(self.store, row.id)
+            body = (f"{title_of(row)}, {when(row.created)}.\n"
+                    f"Players: {', '.join(session.players)}.\n"
+                    f"Winners: {', '.join(row.winners) or 'nobody'}.\n"
+                    f"{session.head} entries.")
+            self.push(Page("Finished game", body))
+
+        rows = self.store.games("over")
+        items = [Item(title_of(row), partial(show, row), ", ".join(row.winners) or "draw")
+                 for row in rows]
+        self.push(Menu("History", items or [Item("None yet", self.pop)]))
+
+    def rules(self) -> None:
+        def pages(game_id: str) -> None:
+            game = GAMES[game_id]
+            self.push(Menu(game.title, [
+                Item(topic.capitalize() or "Overview", partial(self.push, Page(game.title, body)))
+                for topic, body in game.pages.items()
+            ]))
+        self.push(Menu("Rules", [Item(g.title, partial(pages, g.id)) for g in GAMES.values()]))
+
+    def settings(self) -> None:
+        def cycle(key: str, choices: tuple[float, ...]) -> Callable[[], None]:
+            def run() -> None:
+                now = getattr(self.config.screen, key)
+                later = choices[(choices.index(now) + 1) % len(choices)] if now in choices else choices[0]
+                self.save_screen(**{key: later})
+            return run
+
+        def items() -> list[Item]:
+            screen = self.config.screen
+            return [
+                Item("Dim after", cycle("dim_after", DIM_CHOICES), seconds(screen.dim_after)),
+                Item("Blank after", cycle("blank_after", BLANK_CHOICES), seconds(screen.blank_after)),
+                Item("Shift image", lambda: self.save_screen(shift=not screen.shift),
+                     "on" if screen.shift else "off"),
+            ]
+        self.push(Menu("Settings", items))
+
+    def save_screen(self, **changes: Any) -> None:
+        screen = replace(self.config.screen, **changes)
+        self.config = replace(self.config, screen=screen)
+        if self.state_dir is not None:
+            try:
+                save_settings(screen, self.state_dir)
+            except OSError as err:
+                self.toast(f"settings not saved: {err.strerror}")
+
+    # --- new game: game, player count, names, options, seats ---
+
+    def new_game(self) -> None:
+        self.push(Menu("New game", [Item(g.title, partial(NewGame(self, g.id).count))
+                                    for g in GAMES.values()]))
+
+
+def title_of(row: GameRow) -> str:
+    """A stored game's title."""
+    game = GAMES.get(row.game)
+    return game.title if game else row.game
+
+
+class NewGame:
+    """The steps of setting up a game; each step pushes one question."""
+
+    def __init__(self, app: App, game_id: str) -> None:
+        self.app = app
+        self.game = GAMES[game_id]
+        self.names: list[str] = []
+        self.options: list[tuple[str, str]] = []
+        self.count_wanted = 0
+
+    def count(self) -> None:
+        low, high = self.game.min_players, self.game.max_players
+        if low == high:
+            self.set_count(low)
+            return
+        self.app.push(Menu("How many players?", [
+            Item(f"{n} players", partial(self.set_count, n)) for n in range(low, high + 1)
+        ]))
+
+    def set_count(self, count: int) -> None:
+        self.count_wanted = count
+        self.names = []
+        self.ask_name()
+
+    def ask_name(self) -> None:
+        seat = len(self.names) + 1
+        if seat > self.count_wanted:
+            self.ask_option(0)
+            return
+        free = [n for n in self.app.config.roster if n not in self.names]
+        default = f"P{seat}"
+        if default not in self.names and default not in free:
+            free.append(default)
+        self.app.push(Menu(f"Seat {seat} of {self.count_wanted}: who?", [
+            Item(name, partial(self.take_name, name)) for name in free
+        ]))
+
+    def take_name(self, name: str) -> None:
+        self.names.append(name)
+        self.ask_name()
+
+    def ask_option(self, index: int) -> None:
+        keys = [k for k, spec in self.game.options.items() if spec.choices]
+        if index >= len(keys):
+            self.ask_seats()
+            return
+        key = keys[index]
+        spec = self.game.options[key]
+        ordered = [spec.default] + [c for c in spec.choices if c != spec.default]
+
+        def choose(value: str) -> None:
+            if value != spec.default:
+                self.options.append((key, value))
+            self.ask_option(index + 1)
+
+        self.app.push(Menu(spec.help or key, [
+            Item(value, partial(choose, value), "default" if value == spec.default else "")
+            for value in ordered
+        ]))
+
+    def ask_seats(self) -> None:
+        if not self.game.random_seats:
+            self.start(self.names)
+            return
+
+        def shuffled() -> None:
+            order = list(self.names)
+            self.app.rng.shuffle(order)
+            self.start(order)
+
+        self.app.push(Menu("Seat order", [Item("Shuffle seats", shuffled, "random"),
+                                          Item("As entered", lambda: self.start(self.names))]))
+
+    def start(self, order: list[str]) -> None:
+        header = Header(self.game, tuple(order), tuple(self.options))
+        session = Session.new(self.app.store, header)
+        self.app.open(session.gid)
+        if self.game.random_seats:
+            self.app.toast("Order: " + " ".join(order))

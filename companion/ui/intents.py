@@ -1,0 +1,25 @@
+"""What a press means, whatever produced it (a GPIO button, the encoder, a key, a test).
+
+>>> Intent("digit", 4)
+Intent(kind='digit', value=4)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Meaning-level events, as EdgeTX turns raw keys into them.
+KINDS = frozenset({"up", "down", "left", "right", "select", "back", "context", "roll",
+                   "undo", "redo", "digit"})
+
+
+@dataclass(frozen=True)
+class Intent:
+    """One meaningful press; ``value`` carries a digit's number."""
+
+    kind: str
+    value: int = 0
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown intent {self.kind!r}")

@@ -1,0 +1,219 @@
+"""Generic widgets: a menu, a number entry (dice faces, form fields) and a text page.
+
+A widget draws itself on a PIL ``ImageDraw`` and reacts to :class:`Intent` values through
+the small :class:`Host` interface, so widgets know nothing of games, sessions or devices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from PIL import ImageDraw
+
+from companion.ui.draw import (BLACK, HEADER, HEIGHT, WHITE, WIDTH, arrows, header, label_and_hint,
+                               text, wrap)
+from companion.ui.intents import Intent
+
+
+class Host(Protocol):
+    """What a widget may ask of the app that shows it."""
+
+    def push(self, screen: Screen) -> None: ...
+    def pop(self) -> None: ...
+    def toast(self, message: str) -> None: ...
+
+
+class Screen:
+    """One screen of the stack: draws itself and answers intents."""
+
+    title = ""
+    #: A one-line notice (a refusal, a result) shown until the next press.
+    message = ""
+
+    def draw(self, draw: ImageDraw.ImageDraw) -> None:
+        raise NotImplementedError
+
+    def on(self, intent: Intent, host: Host) -> None:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Item:
+    """One menu line: what it says, a short hint, and what choosing it does."""
+
+    label: str
+    run: Callable[[], None]
+    hint: str = ""
+
+
+ROW = 16  # pixels per menu row at 12 px type
+ROWS = 3
+
+
+class Menu(Screen):
+    """A list of items under a title: up/down to move, select (or right) to choose."""
+
+    def __init__(self, title: str, items: Sequence[Item] | Callable[[], Sequence[Item]],
+                 corner: str = "") -> None:
+        self.title = title
+        self._items = items
+        self.corner = corner
+        self.cursor = 0
+
+    @property
+    def items(self) -> Sequence[Item]:
+        found = self._items() if callable(self._items) else self._items
+        self.cursor = min(self.cursor, max(0, len(found) - 1))
+        return found
+
+    def draw(self, draw: ImageDraw.ImageDraw) -> None:
+        header(draw, self.title, self.corner)
+        items = self.items
+        top = max(0, min(self.cursor - 1, len(items) - ROWS))
+        for row, item in enumerate(items[top:top + ROWS]):
+            y = HEADER + row * ROW
+            chosen = top + row == self.cursor
+            if chosen:
+                draw.rectangle((0, y + 1, WIDTH - 9, y + ROW - 1), fill=WHITE)
+            colour = BLACK if chosen else WHITE
+            label_and_hint(draw, (2, y + 12), WIDTH - 11, item.label, item.hint if chosen else "",
+                           12, colour)
+        arrows(draw, WIDTH - 7, 15, HEIGHT - 2, top > 0, top + ROWS < len(items))
+        if self.message:
+            draw.rectangle((0, HEIGHT - 13, WIDTH - 1, HEIGHT - 1), fill=WHITE)
+            text(draw, (2, HEIGHT - 3), self.message, 11, BLACK)
+
+    def on(self, intent: Intent, host: Host) -> None:
+        items = self.items
+        if intent.kind in ("back", "left"):
+            host.pop()
+        elif not items:
+            return
+        elif intent.kind == "up":
+            self.cursor = (self.cursor - 1) % len(items)
+        elif intent.kind == "down":
+            self.cursor = (self.cursor + 1) % len(items)
+        elif intent.kind in ("select", "right"):
+            items[self.cursor].run()
+        elif intent.kind == "digit" and 1 <= intent.value <= len(items):
+            self.cursor = intent.value - 1
+
+
+@dataclass(frozen=True)
+class Number:
+    """One number to enter: its label and range."""
+
+    label: str
+    low: int
+    high: int
+    default: int | None = None
+
+
+class Numbers(Screen):
+    """Enter several numbers (dice faces, a form's fields), one at a time.
+
+    Up/down change the current number (wrapping), digits type it, select or right goes to
+    the next number and confirms after the last; left goes back; back leaves.
+    """
+
+    def __init__(self, title: str, numbers: Sequence[Number],
+                 done: Callable[[tuple[int, ...]], None], first_digit: int | None = None) -> None:
+        self.title = title
+        self.numbers = tuple(numbers)
+        self.values = [n.default if n.default is not None else n.low for n in numbers]
+        self.done = done
+        self.at = 0
+        self.typed = ""
+        if first_digit is not None:
+            self._type(first_digit)
+
+    def draw(self, draw: ImageDraw.ImageDraw) -> None:
+        header(draw, self.title, f"{self.at + 1}/{len(self.numbers)}")
+        count = len(self.numbers)
+        width = WIDTH // max(count, 1) if count <= 4 else WIDTH // 4
+        first = max(0, self.at - 3)
+        for col, (spec, value) in enumerate(list(zip(self.numbers, self.values))[first:first + 4]):
+            x = col * width
+            here = first + col == self.at
+            if here:
+                draw.rectangle((x + 1, 26, x + width - 2, 50), fill=WHITE)
+            colour = BLACK if here else WHITE
+            text(draw, (x + width // 2, 23), spec.label, 10, WHITE, width - 2, anchor="ms")
+            text(draw, (x + width // 2, 47), str(value), 20, colour, width - 4, anchor="ms")
+        last = self.at == len(self.numbers) - 1
+        text(draw, (2, 62), "select: OK" if last else "select: next", 10)
+        spec = self.numbers[self.at]
+        text(draw, (WIDTH - 2, 62), f"{spec.low}-{spec.high}", 10, anchor="rs")
+
+    def on(self, intent: Intent, host: Host) -> None:
+        spec = self.numbers[self.at]
+        if intent.kind == "back":
+            host.pop()
+            return
+        if intent.kind == "digit":
+            self._type(intent.value)
+            return
+        self.typed = ""
+        if intent.kind == "up":
+            self.values[self.at] = spec.low if self.values[self.at] >= spec.high else self.values[self.at] + 1
+        elif intent.kind == "down":
+            self.values[self.at] = spec.high if self.values[self.at] <= spec.low else self.values[self.at] - 1
+        elif intent.kind == "left":
+            if self.at == 0:
+                host.pop()
+            else:
+                self.at -= 1
+        elif intent.kind in ("select", "right"):
+            if self.at < len(self.numbers) - 1:
+                self.at += 1
+            else:
+                host.pop()
+                self.done(tuple(self.values))
+
+    def _type(self, digit: int) -> None:
+        """Digits build the number; a number that cannot grow further moves on."""
+        spec = self.numbers[self.at]
+        candidate = int(self.typed + str(digit))
+        if candidate > spec.high:
+            candidate, self.typed = digit, ""
+        if spec.low <= candidate <= spec.high:
+            self.values[self.at] = candidate
+            self.typed += str(digit)
+            if candidate * 10 > spec.high and self.at < len(self.numbers) - 1:
+                self.at += 1
+                self.typed = ""
+
+
+class Page(Screen):
+    """A page of text: up/down scroll, anything else goes back."""
+
+    def __init__(self, title: str, body: str) -> None:
+        self.title = title
+        self.lines = wrap(body, 11)
+        self.top = 0
+
+    def draw(self, draw: ImageDraw.ImageDraw) -> None:
+        header(draw, self.title)
+        visible = self.lines[self.top:self.top + 4]
+        for row, line in enumerate(visible):
+            text(draw, (2, 25 + row * 12), line, 11, width=WIDTH - 10)
+        arrows(draw, WIDTH - 7, 15, HEIGHT - 2, self.top > 0, self.top + 4 < len(self.lines))
+
+    def on(self, intent: Intent, host: Host) -> None:
+        if intent.kind == "up":
+            self.top = max(0, self.top - 3)
+        elif intent.kind == "down":
+            self.top = min(max(0, len(self.lines) - 4), self.top + 3)
+        elif intent.kind in ("back", "left", "select", "right"):
+            host.pop()
+
+
+def confirm(title: str, yes: str, run: Callable[[], None], host: Host) -> Menu:
+    """A two-line menu whose first (default) line is the safe one."""
+    def accept() -> None:
+        host.pop()
+        run()
+    return Menu(title, [Item("No, go back", host.pop), Item(yes, accept)])
+

@@ -1,0 +1,494 @@
+"""Gleeb's and Grues against RULES.md section 4 and records.md ``gleebs-and-grues``.
+
+Ann is the first seat (blue and yellow), Bob the second (green and red). Games are written
+as record lines, or start from a hand-made position (``at``) when only the end of a game
+matters, and are checked through what players see: the board, pins, meals, scores, who is
+next and who wins.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.games.base import (
+    BadArguments,
+    Choice,
+    Form,
+    GameOver,
+    IllegalLine,
+    Line,
+    NotYourTurn,
+    UnknownVerb,
+)
+from companion.games.gleebs_and_grues import (
+    GLEEBS,
+    GRUES,
+    INDEX,
+    SQUARES,
+    AlreadyPlaced,
+    BadLanding,
+    CaptureRequired,
+    GleebsAndGrues,
+    GrueLanding,
+    NoStackOfYours,
+    NotAFreeGrue,
+    NotInLine,
+    NotPlaying,
+    NotYourPiece,
+    SquareTaken,
+    State,
+    WrongStep,
+    is_pinned,
+    parse_first,
+    size,
+)
+from companion.record import RecordError, replay_text, summary
+
+GAME = GleebsAndGrues()
+
+# The setup and placement of the records.md worked example.
+SPEC_SETUP = [
+    "table grues b2 c3 d4",
+    "Ann place B1 a1", "Bob place G1 a2", "Ann place Y2 a3", "Bob place R2 a4",
+    "Ann place B3 b1", "Bob place G3 b3", "Ann place Y1 b4", "Bob place R1 c1",
+    "Ann place B2 c2", "Bob place G2 c4", "Ann place Y3 d1", "Bob place R3 d2",
+]
+
+
+def text(lines: list[str], first: str | None = None) -> str:
+    head = ["game gleebs-and-grues", "players Ann Bob"]
+    if first is not None:
+        head.append(f"option first {first}")
+    return "\n".join(head + lines) + "\n"
+
+
+def summ(lines: list[str], first: str | None = None) -> dict[str, Any]:
+    return summary(replay_text(text(lines, first)))
+
+
+def state(lines: list[str], first: str | None = None) -> State:
+    return replay_text(text(lines, first)).state
+
+
+def refuse(lines: list[str], bad: str, error: type[IllegalLine], first: str | None = None) -> str:
+    """``bad`` is refused with ``error`` after ``lines``, and the whole record is rejected."""
+    with pytest.raises(error) as refused:
+        GAME.apply(state(lines, first), Line.parse(bad))
+    with pytest.raises(RecordError) as err:
+        replay_text(text(lines + [bad], first))
+    assert err.value.line == len(lines) + 3 + (first is not None)
+    return str(refused.value)
+
+
+def at(position: str, mover: int = 0, step: str = "move") -> State:
+    """A hand-made position: ``"a1=Y1,B3 b2=K1"`` lists stacks bottom to top."""
+    board: list[tuple[str, ...]] = [()] * 16
+    for entry in position.split():
+        where, pieces = entry.split("=")
+        board[INDEX[where]] = tuple(pieces.split(","))
+    return State(players=("Ann", "Bob"), first=0, board=tuple(board), step=step, mover=mover)
+
+
+def play(start: State, *lines: str) -> State:
+    for line in lines:
+        start = GAME.apply(start, Line.parse(line))
+    return start
+
+
+def swap_seats(lines: list[str]) -> list[str]:
+    """The same placements with Bob's lines first in each pair."""
+    out: list[str] = []
+    for ann, bob in zip(lines[::2], lines[1::2]):
+        out += [bob, ann]
+    return out
+
+
+def refuse_at(position: State, bad: str, error: type[IllegalLine]) -> str:
+    with pytest.raises(error) as refused:
+        GAME.apply(position, Line.parse(bad))
+    return str(refused.value)
+
+
+def choices(position: State) -> list[Choice]:
+    ask = GAME.prompt(position)
+    assert ask is not None
+    return [a for a in ask.answers if isinstance(a, Choice)]
+
+
+# --- the records.md worked example ---
+
+
+def test_records_md_example_replays_to_its_summary() -> None:
+    got = summ(SPEC_SETUP + ["Ann move a1 a2", "Ann grue c3 c4"])
+    assert got["next"] == "Bob"
+    assert got["phase"] == "movement"
+    assert got["pinned"] == []
+    assert got["eaten"] == ["G2"]
+    assert got["scores"] == {"Ann": 13, "Bob": 9}
+    assert got["board"] == {
+        "a2": ["G1", "B1"], "a3": ["Y2"], "a4": ["R2"], "b1": ["B3"], "b2": ["K1"], "b3": ["G3"],
+        "b4": ["Y1"], "c1": ["R1"], "c2": ["B2"], "c4": ["K2"], "d1": ["Y3"], "d2": ["R3"],
+        "d4": ["K3"],
+    }
+
+
+# --- setup [S] ---
+
+
+def test_the_table_sets_the_three_grues_first() -> None:
+    start = summ([])
+    assert start["next"] == "table"
+    assert start["phase"] == "placement"
+    assert start["board"] == {}
+    assert summ(["table grues a1 b2 c3"])["board"] == {"a1": ["K1"], "b2": ["K2"], "c3": ["K3"]}
+    refuse([], "Ann place B1 a1", NotYourTurn)
+
+
+def test_grues_need_three_different_squares() -> None:
+    refuse([], "table grues a1 a1 c3", SquareTaken)
+    refuse([], "table grues a1 b2", BadArguments)
+    refuse([], "table grues a1 b2 e5", BadArguments)
+    refuse([], "table grues 0 2 3", BadArguments)
+
+
+def test_the_setup_form_numbers_squares_by_rows_from_a1() -> None:
+    ask = GAME.prompt(state([]))
+    assert ask is not None and ask.actor == "table"
+    (form,) = ask.answers
+    assert isinstance(form, Form)
+    assert [(f.low, f.high) for f in form.fields] == [(1, 16)] * 3
+    line = form.line((1, 4, 16))
+    assert str(line) == "table grues 1 4 16"
+    board = GAME.details(GAME.apply(state([]), line))["board"]
+    assert board == {"a1": ["K1"], "d1": ["K2"], "d4": ["K3"]}
+    assert GAME.details(GAME.apply(state([]), Line.parse("table grues 5 6 13")))["board"] == {
+        "a2": ["K1"], "b2": ["K2"], "a4": ["K3"]}
+
+
+def test_the_first_player_places_first_and_moves_first() -> None:
+    assert summ(["table grues a1 b2 c3"])["next"] == "Ann"
+    bob_first = summ(["table grues a1 b2 c3"], first="Bob")
+    assert bob_first["next"] == "Bob"
+    # Colours follow seats, whoever is first: Bob still plays green and red.
+    refuse(["table grues a1 b2 c3"], "Bob place B1 a2", NotYourPiece, first="Bob")
+    placed = state(["table grues b2 c3 d4"] + swap_seats(SPEC_SETUP[1:]), first="Bob")
+    assert GAME.details(placed)["phase"] == "movement"
+    assert GAME.next_actor(placed) == "Bob"
+
+
+def test_option_first_must_name_a_player() -> None:
+    assert parse_first("Bob") == "Bob"
+    with pytest.raises(ValueError):
+        parse_first("table")
+    with pytest.raises(ValueError):
+        parse_first("no/name")
+    with pytest.raises(NotPlaying):
+        GAME.start(("Ann", "Bob"), {"first": "Cat"})
+
+
+# --- placement [S] ---
+
+
+def test_players_alternate_placing_until_all_twelve_are_down() -> None:
+    for count in range(1, 13):
+        got = summ(SPEC_SETUP[:count])
+        assert got["phase"] == "placement"
+        assert got["next"] == ("Ann" if count % 2 else "Bob")
+    done = summ(SPEC_SETUP)
+    assert done["phase"] == "movement"
+    assert done["next"] == "Ann"
+    assert len(done["board"]) == 15  # one square stays empty
+    assert done["scores"] == {"Ann": 12, "Bob": 12}
+
+
+def test_placement_goes_on_an_empty_square_with_your_own_unplaced_gleeb() -> None:
+    setup = SPEC_SETUP[:2]
+    refuse(setup, "Bob place G2 b2", SquareTaken)       # a grue stands there
+    refuse(setup, "Bob place G2 a1", SquareTaken)       # Ann's B1 is there
+    refuse(setup, "Bob place B2 a2", NotYourPiece)
+    refuse(setup, "Bob place K1 a2", NotYourPiece)
+    refuse(SPEC_SETUP[:3], "Ann place B1 a3", AlreadyPlaced)
+    refuse(setup, "Bob place X1 a2", BadArguments)
+    refuse(setup, "Bob place G2", BadArguments)
+    refuse(setup, "Ann place B2 a2", NotYourTurn)
+    refuse(setup, "Bob move a1 a2", WrongStep)
+
+
+def test_placement_choices_cover_every_unplaced_gleeb_and_empty_square() -> None:
+    ask = GAME.prompt(state(SPEC_SETUP[:1]))
+    assert ask is not None and ask.actor == "Ann"
+    labels = {a.label for a in ask.answers if isinstance(a, Choice)}
+    assert len(labels) == 6 * 13
+    assert "B1 a1" in labels and "G1 a1" not in labels and "B1 b2" not in labels
+
+
+# --- the gleeb step [S] ---
+
+
+def test_a_gleeb_moves_straight_any_distance_over_anything() -> None:
+    # Ann's B3 on b1 jumps K1 on b2 and lands on G3 on b3.
+    got = summ(SPEC_SETUP + ["Ann move b1 b3"])
+    assert got["board"]["b3"] == ["G3", "B3"]
+    assert "b1" not in got["board"]
+    assert got["next"] == "Ann"  # the grue step is still Ann's
+    refuse(SPEC_SETUP, "Ann move b1 c2", NotInLine)     # diagonal
+    refuse(SPEC_SETUP, "Ann move b1 b1", NotInLine)
+
+
+def test_a_gleeb_lands_only_on_a_gleeb_of_another_colour() -> None:
+    # Ann's other colour is fine: Y2 on a3 jumps G1 and lands on B1.
+    assert summ(SPEC_SETUP + ["Ann move a3 a1"])["board"]["a1"] == ["B1", "Y2"]
+    assert refuse(SPEC_SETUP, "Ann move a1 b1", BadLanding) == "B1 cannot land on another blue gleeb"
+    refuse(SPEC_SETUP, "Ann move b1 b2", BadLanding)    # a grue
+    refuse(SPEC_SETUP, "Ann move d1 d3", BadLanding)    # an empty square
+
+
+def test_only_a_stack_topped_by_your_colour_moves() -> None:
+    assert refuse(SPEC_SETUP, "Ann move a2 a3", NoStackOfYours) == "a2 holds no stack you control"
+    refuse(SPEC_SETUP, "Ann move c3 c2", NoStackOfYours)    # a grue
+    refuse(SPEC_SETUP, "Ann move d3 d1", NoStackOfYours)    # empty
+    # Once B1 tops G1, the a2 stack is Ann's and not Bob's.
+    refuse(SPEC_SETUP + ["Ann move a1 a2", "Ann grue c3 c4"], "Bob move a2 a3", NoStackOfYours)
+
+
+def test_the_whole_stack_moves_and_counts_as_its_top_piece() -> None:
+    position = at("a1=G3,Y1 a3=Y2 c1=R1 b1=K1 d4=K2 d3=K3")
+    refuse_at(position, "Ann move a1 a3", BadLanding)    # the stack is a yellow gleeb
+    moved = play(position, "Ann move a1 c1")
+    assert GAME.details(moved)["board"]["c1"] == ["R1", "G3", "Y1"]
+    # ... and a size-1 one: only K1 can land on it, and it must.
+    assert [c.label for c in choices(moved)] == ["b1>c1"]
+    assert [c.hint for c in choices(moved)] == ["pins 3"]
+
+
+def test_gleeb_step_choices_name_the_landing() -> None:
+    position = state(SPEC_SETUP)
+    offered = choices(position)
+    assert {c.line for c in offered} == set(GAME.legal_lines(position))
+    by_label = {c.label: c for c in offered}
+    assert by_label["a1>a2"].hint == "onto G1"
+    assert str(by_label["a1>a2"].line) == "Ann move a1 a2"
+    assert "a1>b1" not in by_label
+
+
+# --- the grue step [S] ---
+
+
+def test_landing_on_a_gleeb_is_compulsory_with_the_grue_of_your_choice() -> None:
+    position = at("a1=B1 a4=G2 c3=R2 c1=K1 d4=K2 b3=K3", step="grue")
+    assert {str(line) for line in GAME.legal_lines(position)} == {"Ann grue c1 a1", "Ann grue d4 a4"}
+    reason = refuse_at(position, "Ann grue b3 b2", CaptureRequired)
+    assert reason == "a grue must land on a same-size gleeb: K1 can eat at a1"
+    assert "K2 can eat at a4" in refuse_at(position, "Ann grue d4 d1", CaptureRequired)
+    assert [c.hint for c in choices(position)] == ["eats B1", "eats G2"]
+    play(position, "Ann grue d4 a4")  # either landing will do
+
+
+def test_a_grue_eats_a_lone_gleeb_and_stays_free() -> None:
+    got = summ(SPEC_SETUP + ["Ann move a1 a2", "Ann grue c3 c4"])
+    assert got["eaten"] == ["G2"]
+    assert got["board"]["c4"] == ["K2"]
+    assert got["pinned"] == []
+    # Later on, K2 may move again.
+    after = state(SPEC_SETUP + ["Ann move a1 a2", "Ann grue c3 c4", "Bob move a4 a3"])
+    assert any(line.args[0] == "c4" for line in GAME.legal_lines(after))
+
+
+def test_a_grue_pins_a_stack_for_good() -> None:
+    pinned = state(SPEC_SETUP + ["Ann move a1 a2", "Ann grue c3 c4", "Bob move a4 a3", "Bob grue b2 a2"])
+    got = GAME.details(pinned)
+    assert got["board"]["a2"] == ["G1", "B1", "K1"]
+    assert got["pinned"] == ["a2"]
+    assert got["eaten"] == ["G2"]
+    # From 13 to 9, Ann lost Y2 under R2 and the pinned B1 and G1, which score for nobody;
+    # Bob went from 9 to 11 with Y2.
+    assert got["scores"] == {"Ann": 9, "Bob": 11}
+
+
+def test_a_pinned_stack_counts_as_a_grue() -> None:
+    position = at("a1=B1 a2=G1,R2,K2 b4=R1 c2=K1 c4=K3", step="grue")
+    assert refuse_at(position, "Ann grue a2 a3", NotAFreeGrue) == "the grue on a2 is pinned for good"
+    refuse_at(position, "Ann grue c2 a2", GrueLanding)
+    refuse_at(replace(position, step="move"), "Ann move a1 a2", BadLanding)
+
+
+def test_a_grue_lands_only_on_empty_squares_or_gleebs_of_its_size() -> None:
+    position = at("a1=B1 a2=G1,R2,K2 b4=R1 c2=K1 c4=K3", step="grue")
+    assert refuse_at(position, "Ann grue c4 b4", GrueLanding) == "K3 can only land on a size-3 gleeb, not R1"
+    refuse_at(position, "Ann grue c2 c4", GrueLanding)     # onto another grue
+    refuse_at(position, "Ann grue c2 d3", NotInLine)
+    refuse_at(position, "Ann grue b1 b2", NotAFreeGrue)    # empty
+    refuse_at(position, "Ann grue a1 a3", NotAFreeGrue)    # a gleeb
+    assert GAME.details(play(position, "Ann grue c2 c1"))["board"]["c1"] == ["K1"]
+
+
+# --- skipped steps: no line, and next names the pending step's player ---
+
+
+def test_a_gleeb_step_without_a_move_is_skipped() -> None:
+    position = at("a1=B1 b2=G1 b3=R1 d4=K3 c4=K2", mover=1, step="grue")
+    after = play(position, "Bob grue c4 c1")
+    assert GAME.next_actor(after) == "Ann"
+    ask = GAME.prompt(after)
+    assert ask is not None and ask.question == "Ann: move a grue"
+    assert refuse_at(after, "Ann move a1 a2", WrongStep) == "Ann must move a grue first"
+
+
+def test_a_grue_step_without_a_move_is_skipped() -> None:
+    position = at("a1=B1 a2=G1 b3=R1 b4=Y1 c4=Y2,G2,K2 d1=B3,G3,K3 d2=B2,R2,K1")
+    after = play(position, "Ann move a1 a2")
+    assert GAME.next_actor(after) == "Bob"
+    assert not GAME.over(after)
+
+
+def test_a_turn_without_any_move_is_skipped_whole() -> None:
+    position = at("a4=B1 b1=G1 b2=R1 c3=G2 d3=R2 c4=Y3,G3,K3 d1=Y2,B2,K2 d2=B3,Y1,K1", mover=1)
+    after = play(position, "Bob move b1 b2")
+    assert GAME.next_actor(after) == "Bob"
+    assert after.step == "move"
+
+
+# --- the end [S], and the house defaults [D] ---
+
+
+def test_the_end_is_checked_after_a_turn_whose_grue_step_was_skipped() -> None:
+    """[D] Here Bob has nothing left and no grue can move: the game ends on Ann's move."""
+    position = at("a1=B1 a2=G1 c4=Y2,G2,K2 d1=B3,G3,K3 d2=B2,R2,K1")
+    after = play(position, "Ann move a1 a2")
+    assert GAME.over(after)
+    assert GAME.winners(after) == ("Ann",)
+    assert GAME.details(after)["phase"] == "over"
+    refuse_at(after, "Bob move a2 a3", GameOver)
+
+
+def test_when_nobody_can_move_a_gleeb_the_higher_score_wins() -> None:
+    """The rule text's example ending: red/green wins 7 to 4."""
+    position = at("a1=Y1,B3 b3=Y2,G3 d3=R2 b1=K1 b2=K2 c4=K3", mover=1)
+    moved = play(position, "Bob move b3 d3")
+    assert not GAME.over(moved)  # the end is checked after the grue step
+    after = play(moved, "Bob grue b1 b4")
+    assert GAME.over(after)
+    assert GAME.details(after)["scores"] == {"Ann": 4, "Bob": 7}
+    assert GAME.winners(after) == ("Bob",)
+    assert GAME.prompt(after) is None and GAME.next_actor(after) is None
+
+
+def test_lone_gleebs_score_as_stacks_of_one() -> None:
+    """[D] Every placed gleeb is a stack of one: 1+2+3 twice for each player."""
+    assert summ(SPEC_SETUP)["scores"] == {"Ann": 12, "Bob": 12}
+    assert summ(SPEC_SETUP[:2])["scores"] == {"Ann": 1, "Bob": 0}
+
+
+def test_a_tie_means_the_grues_win() -> None:
+    position = at("a1=B2 d3=R1 d4=G1 b2=K1 c3=K2 b3=K3", mover=1)
+    after = play(position, "Bob move d3 d4", "Bob grue b2 b1")
+    assert GAME.over(after)
+    assert GAME.details(after)["scores"] == {"Ann": 2, "Bob": 2}
+    assert GAME.winners(after) == ()
+
+
+def test_every_gleeb_eaten_or_pinned_means_the_grues_win() -> None:
+    position = at("a1=B1 a3=G1 c3=K1 c1=K2 d4=K3")
+    after = play(position, "Ann move a1 a3", "Ann grue c3 a3")  # the last stack is pinned
+    assert GAME.over(after)
+    assert GAME.details(after)["scores"] == {"Ann": 0, "Bob": 0}
+    assert GAME.winners(after) == ()
+
+
+def test_a_player_with_no_stack_left_loses_while_the_other_can_move() -> None:
+    position = at("a1=B1 c1=R1 a2=Y2 c2=B3 d4=K1 c4=K2 b4=K3")
+    after = play(position, "Ann move a1 c1", "Ann grue d4 d3")
+    assert GAME.over(after)
+    assert GAME.winners(after) == ("Ann",)
+    assert GAME.details(after)["scores"] == {"Ann": 7, "Bob": 0}
+
+
+# --- lines that do not fit ---
+
+
+def test_lines_out_of_turn_or_out_of_step_are_refused() -> None:
+    refuse(SPEC_SETUP, "Bob move a2 a1", NotYourTurn)
+    refuse(SPEC_SETUP, "Ann grue c3 c4", WrongStep)
+    refuse(SPEC_SETUP, "Ann place B1 d3", WrongStep)
+    refuse(SPEC_SETUP + ["Ann move a1 a2"], "Ann move a3 a2", WrongStep)
+    refuse(SPEC_SETUP, "table grues a1 b2 c3", NotYourTurn)
+    refuse(SPEC_SETUP, "Ann eat a1", UnknownVerb)
+    refuse(SPEC_SETUP, "Ann move a1 a2 a3", BadArguments)
+    refuse(SPEC_SETUP, "Ann move a1 a5", BadArguments)
+
+
+# --- rules pages ---
+
+
+def test_every_prompt_topic_has_a_page_and_the_house_defaults_are_marked() -> None:
+    assert "" in GAME.pages
+    for position in (state([]), state(SPEC_SETUP[:1]), state(SPEC_SETUP),
+                     state(SPEC_SETUP + ["Ann move a1 a2"])):
+        ask = GAME.prompt(position)
+        assert ask is not None and ask.topic in GAME.pages
+    assert GAME.pages["end"].count("(house default)") == 2
+
+
+# --- properties over random games ---
+
+
+def random_game(seed: int) -> list[State]:
+    """Every state of one random game, played through ``legal_lines``."""
+    rng = random.Random(seed)
+    position = GAME.start(("Ann", "Bob"), {"first": rng.choice(("", "Bob"))})
+    trio = rng.sample(SQUARES, 3)
+    states = [position, GAME.apply(position, Line("table", "grues", tuple(trio)))]
+    while not GAME.over(states[-1]):
+        states.append(GAME.apply(states[-1], rng.choice(GAME.legal_lines(states[-1]))))
+        assert len(states) < 100, "a game always ends: every turn pair stacks or feeds"
+    return states
+
+
+def pieces(position: State) -> list[str]:
+    return [p for stack in position.board for p in stack] + list(position.eaten)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_every_piece_and_pip_is_accounted_for(seed: int) -> None:
+    states = random_game(seed)
+    for before, after in zip(states, states[1:]):
+        assert len(pieces(after)) == len(set(pieces(after)))
+        assert all(p[0] != "K" for p in after.eaten)
+        assert after.eaten[:len(before.eaten)] == before.eaten
+        # A pinned stack never changes again.
+        for stack_before, stack_after in zip(before.board, after.board):
+            if is_pinned(stack_before):
+                assert stack_after == stack_before
+        if after.step in ("move", "grue", "over"):
+            assert sorted(pieces(after)) == sorted(GLEEBS + GRUES)
+            scored = sum(GAME.details(after)["scores"].values())
+            pinned = sum(size(p) for stack in after.board if is_pinned(stack) for p in stack[:-1])
+            assert scored + pinned + sum(size(p) for p in after.eaten) == 24
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_legal_lines_are_exactly_the_lines_apply_accepts(seed: int) -> None:
+    for position in random_game(seed)[1:-1]:
+        actor = GAME.next_actor(position)
+        assert actor is not None
+        if position.step == "place":
+            candidates = [Line(actor, "place", (p, s)) for p in GLEEBS for s in SQUARES]
+        else:
+            candidates = [Line(actor, position.step, (a, b)) for a in SQUARES for b in SQUARES]
+        legal = set(GAME.legal_lines(position))
+        for line in candidates:
+            try:
+                GAME.apply(position, line)
+                accepted = True
+            except IllegalLine:
+                accepted = False
+            assert accepted == (line in legal), line
+        assert {c.line for c in choices(position)} == legal

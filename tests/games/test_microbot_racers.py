@@ -1,0 +1,620 @@
+"""Microbot Racers against RULES.md section 3 and records.md ``microbot-racers``.
+
+Races are written as record lines (Ann is the first seat, Bob the second) and checked
+through what players see: health, laps, P1, who is next, winners and the privilege.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from companion.games.base import (
+    BadArguments,
+    Choice,
+    GameOver,
+    IllegalLine,
+    Line,
+    NotYourTurn,
+    Roll,
+)
+from companion.games.microbot_racers import (
+    CheckPending,
+    DriftTooSoon,
+    MicrobotRacers,
+    NoRunUp,
+    NotActing,
+    PrivilegeSpent,
+    SpaceTaken,
+    TooFast,
+)
+from companion.record import RecordError, replay_text, summary
+
+GAME = MicrobotRacers()
+ANN_P1 = "table roll 1 2"
+BOB_P1 = "table roll 2 1"
+GOLDEN = pathlib.Path(__file__).parent.parent / "golden" / "microbot-racers"
+
+
+def text(lines: list[str], laps: int | None = None, side: str | None = None) -> str:
+    head = ["game microbot-racers", "players Ann Bob"]
+    if laps is not None:
+        head.append(f"option laps {laps}")
+    if side is not None:
+        head.append(f"option side {side}")
+    return "\n".join(head + lines) + "\n"
+
+
+def summ(lines: list[str], **options: object) -> dict:
+    return summary(replay_text(text(lines, **options)))  # type: ignore[arg-type]
+
+
+def state(lines: list[str], **options: object):
+    return replay_text(text(lines, **options)).state  # type: ignore[arg-type]
+
+
+def refuse(lines: list[str], bad: str, error: type[IllegalLine], **options: object) -> None:
+    """``bad`` is refused with ``error`` after ``lines``, and the whole record is rejected."""
+    before = state(lines, **options)
+    with pytest.raises(error):
+        GAME.apply(before, Line.parse(bad))
+    with pytest.raises(RecordError) as err:
+        replay_text(text(lines + [bad], **options))  # type: ignore[arg-type]
+    assert err.value.line == len(lines) + 3 + len(options)
+
+
+def picks(p1: str, mine: list[str], p2: str, theirs: list[str]) -> list[str]:
+    """The six pick lines in the order P1, P2, P2, P1, P1, P2."""
+    order = [(p1, mine[0]), (p2, theirs[0]), (p2, theirs[1]),
+             (p1, mine[1]), (p1, mine[2]), (p2, theirs[2])]
+    return [f"{who} pass" if what == "pass" else f"{who} pick {what}" for who, what in order]
+
+
+PASS3 = ["pass", "pass", "pass"]
+ALL_PASS_ANN_P1 = picks("Ann", PASS3, "Bob", PASS3)
+
+
+def hurt(name: str, times: int) -> list[str]:
+    """Hazards failed by the acting robot: a 6 is never below health."""
+    return [f"{name} hazard", f"{name} roll 6"] * times
+
+
+def ann_at(health: int) -> list[str]:
+    """A first turn after which Ann's robot has ``health`` (Ann's move-1 is the last action)."""
+    return [ANN_P1, *picks("Ann", ["move-1", "pass", "pass"], "Bob", PASS3),
+            "Ann do move-1", *hurt("Ann", 6 - health)]
+
+
+def lines_of(ask) -> list[str]:
+    return [str(a.line) for a in ask.answers if isinstance(a, Choice)]
+
+
+def extras_of(ask) -> list[str]:
+    return [str(a.line) for a in ask.extras]
+
+
+# --- options ---
+
+
+def test_default_options_are_three_laps_on_the_easy_side() -> None:
+    assert GAME.option_values({}) == {"laps": 3, "side": "easy"}
+
+
+@pytest.mark.parametrize("laps", [1, 5, 9])
+def test_laps_option_1_to_9(laps: int) -> None:
+    assert summ([], laps=laps)["over"] is False
+
+
+@pytest.mark.parametrize("head", ["option laps 0", "option laps 10", "option side medium"])
+def test_bad_options_are_refused_at_their_line(head: str) -> None:
+    with pytest.raises(RecordError) as err:
+        replay_text(f"game microbot-racers\nplayers Ann Bob\n{head}\n")
+    assert err.value.line == 3
+
+
+def test_jumps_only_on_the_hard_side() -> None:
+    refuse([ANN_P1], "Ann pick jump-2", BadArguments)
+    assert summ([ANN_P1, "Ann pick jump-2"], side="hard")["next"] == "Bob"
+
+
+def test_exactly_two_players() -> None:
+    with pytest.raises(RecordError):
+        replay_text("game microbot-racers\nplayers Ann Bob Cat\n")
+
+
+# --- first player ---
+
+
+def test_start_of_race() -> None:
+    s = summ([])
+    assert s["turn"] == 1 and s["p1"] is None and s["next"] == "table"
+    assert s["health"] == {"Ann": 6, "Bob": 6}
+    assert s["laps"] == {"Ann": 0, "Bob": 0}
+    assert s["privilege"] == {"Ann": True, "Bob": True}
+    assert s["over"] is False and s["winners"] == []
+
+
+@pytest.mark.parametrize(("roll", "p1"), [("table roll 2 5", "Ann"), ("table roll 6 1", "Bob")])
+def test_lower_roll_is_p1(roll: str, p1: str) -> None:
+    s = summ([roll])
+    assert s["p1"] == p1 and s["next"] == p1
+
+
+def test_tied_roll_is_rolled_again() -> None:
+    s = summ(["table roll 4 4"])
+    assert s["p1"] is None and s["next"] == "table"
+    assert summ(["table roll 4 4", "table roll 3 1"])["p1"] == "Bob"
+
+
+def test_no_second_roll_once_p1_is_decided() -> None:
+    refuse([ANN_P1], "table roll 3 4", IllegalLine)
+
+
+def test_first_player_roll_is_the_tables_with_two_faces() -> None:
+    refuse([], "Ann roll 3", NotYourTurn)
+    refuse([], "table roll 3", BadArguments)
+    refuse([], "table roll 0 3", BadArguments)
+    refuse([], "table roll 3 7", BadArguments)
+
+
+# --- the take-P1 privilege ---
+
+
+def test_single_claim_makes_p1_and_spends_the_privilege() -> None:
+    s = summ(["Bob first"])
+    assert s["p1"] == "Bob" and s["next"] == "Bob"
+    assert s["privilege"] == {"Ann": True, "Bob": False}
+
+
+def test_privilege_is_once_per_race() -> None:
+    turn1 = ["Ann first", *picks("Ann", PASS3, "Bob", PASS3)]
+    assert summ(turn1)["next"] == "table"
+    refuse(turn1, "Ann first", PrivilegeSpent)
+    refuse(["Ann first"], "Ann first", PrivilegeSpent)
+    s = summ(turn1 + ["Bob first"])
+    assert s["turn"] == 2 and s["p1"] == "Bob" and s["privilege"] == {"Ann": False, "Bob": False}
+
+
+def test_both_claim_both_spent_and_a_roll_follows() -> None:
+    s = summ(["Ann first", "Bob first"])
+    assert s["p1"] is None and s["next"] == "table"
+    assert s["privilege"] == {"Ann": False, "Bob": False}
+    refuse(["Ann first", "Bob first"], "Ann pick move-1", IllegalLine)
+    refuse(["Ann first", "Bob first"], "Ann first", PrivilegeSpent)
+    assert summ(["Ann first", "Bob first", "table roll 5 2"])["p1"] == "Bob"
+
+
+def test_privilege_only_at_the_start_of_a_turn() -> None:
+    refuse([ANN_P1], "Bob first", PrivilegeSpent)
+    refuse(["table roll 3 3"], "Bob first", PrivilegeSpent)  # even after a tie
+    refuse(["Ann first", "Ann pick move-1"], "Bob first", PrivilegeSpent)
+    in_do = [ANN_P1, *picks("Ann", ["move-1", "pass", "pass"], "Bob", ["move-2", "pass", "pass"])]
+    refuse(in_do, "Ann first", PrivilegeSpent)
+    refuse(in_do + ["Bob do move-2"], "Bob first", PrivilegeSpent)
+
+
+def test_privilege_belongs_to_a_player() -> None:
+    refuse([], "table first", NotYourTurn)
+
+
+# --- the p1 and turn summary keys ---
+
+
+def test_p1_and_turn_through_turns() -> None:
+    turn1 = ["table roll 4 4", ANN_P1, *ALL_PASS_ANN_P1]
+    s = summ(turn1)
+    assert (s["turn"], s["p1"], s["next"]) == (1, "Ann", "table")  # last turn's until ...
+    s = summ(turn1 + ["table roll 3 3"])
+    assert (s["turn"], s["p1"], s["next"]) == (2, None, "table")  # ... the next turn's first line
+    s = summ(turn1 + ["table roll 3 3", "table roll 5 2"])
+    assert (s["turn"], s["p1"]) == (2, "Bob")
+    s = summ(turn1 + ["Bob first"])
+    assert (s["turn"], s["p1"]) == (2, "Bob")
+    s = summ(turn1 + ["Bob first", "Ann first"])
+    assert (s["turn"], s["p1"], s["next"]) == (2, None, "table")
+
+
+def test_turn_counts_turns_begun() -> None:
+    assert summ([])["turn"] == 1
+    assert summ(["table roll 2 2"])["turn"] == 1
+    two = [ANN_P1, *ALL_PASS_ANN_P1, ANN_P1, *ALL_PASS_ANN_P1]
+    assert summ(two)["turn"] == 2
+    assert summ(two + ["Ann first"])["turn"] == 3
+
+
+# --- picks ---
+
+
+def test_pick_order_p1_p2_p2_p1_p1_p2() -> None:
+    lines = [BOB_P1]
+    expected = ["Bob", "Ann", "Ann", "Bob", "Bob", "Ann"]
+    actions = ["move-1", "move-2", "move-3", "drift-left", "turn-left", "repair"]
+    for who, action in zip(expected, actions):
+        assert summ(lines)["next"] == who
+        refuse(lines, f"{'Ann' if who == 'Bob' else 'Bob'} pick {action}", NotYourTurn)
+        lines.append(f"{who} pick {action}")
+    assert summ(lines)["next"] == "Ann"  # P2 carries out first
+
+
+def test_one_marker_per_space() -> None:
+    refuse([ANN_P1, "Ann pick move-2"], "Bob pick move-2", SpaceTaken)
+    refuse([ANN_P1, "Ann pick move-2", "Bob pass", "Bob pass"], "Ann pick move-2", SpaceTaken)
+
+
+def test_move_longer_than_health_cannot_be_picked() -> None:
+    at2 = ann_at(2)
+    assert summ(at2)["health"]["Ann"] == 2
+    refuse(at2 + [ANN_P1], "Ann pick move-3", TooFast)
+    assert summ(at2 + [ANN_P1, "Ann pick move-2"])["next"] == "Bob"
+    ask = GAME.prompt(state(at2 + [ANN_P1]))
+    assert "Ann pick move-3" not in lines_of(ask) and "Ann pick move-2" in lines_of(ask)
+
+
+def test_unknown_action_is_refused() -> None:
+    refuse([ANN_P1], "Ann pick fly", BadArguments)
+
+
+def test_passes_and_a_turn_where_everyone_passes() -> None:
+    s = summ([ANN_P1, *ALL_PASS_ANN_P1])
+    assert s["next"] == "table" and s["health"] == {"Ann": 6, "Bob": 6}
+
+
+def test_no_actions_before_all_six_picks_and_no_picks_after() -> None:
+    refuse([ANN_P1, "Ann pick move-1"], "Ann do move-1", IllegalLine)
+    done = [ANN_P1, *picks("Ann", ["move-1", "pass", "pass"], "Bob", ["move-2", "pass", "pass"])]
+    refuse(done, "Bob pick repair", IllegalLine)
+
+
+# --- carrying out ---
+
+FULL = picks("Ann", ["move-1", "turn-left", "repair"], "Bob", ["move-2", "drift-left", "turn-right"])
+
+
+def test_execution_alternates_starting_with_p2() -> None:
+    lines = [ANN_P1, *FULL]
+    refuse(lines, "Ann do move-1", NotYourTurn)
+    order = ["Bob do move-2", "Ann do move-1", "Bob do turn-right", "Ann do turn-left",
+             "Bob do drift-left", "Ann do repair"]
+    for line in order:
+        assert summ(lines)["next"] == line.split()[0]
+        lines.append(line)
+    assert summ(lines)["next"] == "table"
+
+
+def test_actions_in_any_order_but_only_picked_ones() -> None:
+    lines = [ANN_P1, *FULL]
+    assert summ(lines + ["Bob do turn-right"])["next"] == "Ann"
+    refuse(lines, "Bob do move-1", IllegalLine)  # Ann's pick, not Bob's
+    refuse(lines + ["Bob do move-2", "Ann do move-1"], "Bob do move-2", IllegalLine)  # done
+
+
+def test_player_with_nothing_left_is_skipped() -> None:
+    lines = [ANN_P1, *picks("Ann", ["move-1", "turn-left", "repair"], "Bob", ["move-2", "pass", "pass"])]
+    for line in ["Bob do move-2", "Ann do move-1", "Ann do turn-left"]:
+        lines.append(line)
+        assert summ(lines)["next"] == "Ann"
+    lines.append("Ann do repair")
+    assert summ(lines)["next"] == "table"
+    # P2 with nothing at all: P1 starts
+    assert summ([ANN_P1, *picks("Ann", ["move-1", "pass", "pass"], "Bob", PASS3)])["next"] == "Ann"
+
+
+# --- jumps: run-up ---
+
+HARD = {"side": "hard"}
+
+
+def test_jump_needs_a_move_just_before() -> None:
+    lines = [ANN_P1, *picks("Ann", ["jump-2", "move-1", "pass"], "Bob", PASS3)]
+    refuse(lines, "Ann do jump-2", NoRunUp, **HARD)  # nothing before it in the race
+    s = summ(lines + ["Ann do move-1", "Ann do jump-2"], **HARD)
+    assert s["next"] == "Ann"  # the jump roll
+
+
+def test_run_up_carries_across_turns() -> None:
+    turn1 = [ANN_P1, *picks("Ann", ["move-1", "pass", "pass"], "Bob", PASS3), "Ann do move-1"]
+    turn2 = [ANN_P1, *picks("Ann", ["jump-3", "turn-left", "pass"], "Bob", PASS3), "Ann do jump-3",
+             "Ann roll 1"]
+    assert summ(turn1 + turn2, **HARD)["health"]["Ann"] == 6
+
+
+@pytest.mark.parametrize("breaker", [["Ann do turn-left"], ["Ann do repair"], ["Ann do drift-left"],
+                                     ["Ann do jump-2", "Ann roll 1"]])
+def test_run_up_broken_by_turn_repair_drift_or_jump(breaker: list[str]) -> None:
+    action = breaker[0].split()[2]
+    turn1 = [ANN_P1, *picks("Ann", ["move-1", action, "pass"], "Bob", PASS3), "Ann do move-1", *breaker]
+    turn2 = [ANN_P1, *picks("Ann", ["jump-3", "move-2", "pass"], "Bob", PASS3)]
+    refuse(turn1 + turn2, "Ann do jump-3", NoRunUp, **HARD)
+    assert summ(turn1 + turn2 + ["Ann do move-2", "Ann do jump-3"], **HARD)["next"] == "Ann"
+
+
+def test_jumps_cannot_follow_each_other() -> None:
+    lines = [ANN_P1, *picks("Ann", ["move-1", "jump-2", "jump-3"], "Bob", PASS3),
+             "Ann do move-1", "Ann do jump-2", "Ann roll 1"]
+    assert summ(lines, **HARD)["next"] == "table"  # jump-3 could not be done: forfeited
+
+
+# --- drifts ---
+
+
+def test_two_drifts_need_a_forward_move_between() -> None:
+    lines = [ANN_P1, *picks("Ann", ["drift-left", "drift-right", "move-1"], "Bob", PASS3),
+             "Ann do drift-left"]
+    refuse(lines, "Ann do drift-right", DriftTooSoon)
+    assert summ(lines + ["Ann do move-1", "Ann do drift-right"])["next"] == "table"
+
+
+@pytest.mark.parametrize("between", ["turn-left", "repair"])
+def test_turn_and_repair_are_not_forward_moves(between: str) -> None:
+    lines = [ANN_P1, *picks("Ann", ["drift-left", between, "drift-right"], "Bob", PASS3),
+             "Ann do drift-left"]
+    refuse(lines, "Ann do drift-right", DriftTooSoon)
+    assert summ(lines + [f"Ann do {between}"])["next"] == "table"  # drift-right forfeited
+
+
+def test_drift_rule_spans_turns() -> None:
+    turn1 = [ANN_P1, *picks("Ann", ["drift-left", "pass", "pass"], "Bob", PASS3), "Ann do drift-left"]
+    turn2 = [ANN_P1, *picks("Ann", ["drift-right", "turn-left", "pass"], "Bob", PASS3)]
+    refuse(turn1 + turn2, "Ann do drift-right", DriftTooSoon)
+
+
+def test_move_stopped_by_an_impact_counts_as_forward() -> None:
+    turn1 = [ANN_P1, *picks("Ann", ["drift-left", "move-1", "pass"], "Bob", PASS3),
+             "Ann do drift-left", "Ann do move-1", "Ann impact block"]
+    turn2 = [ANN_P1, *picks("Ann", ["drift-right", "turn-left", "pass"], "Bob", PASS3),
+             "Ann do drift-right"]
+    assert summ(turn1 + turn2)["next"] == "Ann"
+
+
+def test_successful_jump_then_drift() -> None:
+    turn1 = [ANN_P1, *picks("Ann", ["drift-left", "pass", "pass"], "Bob", PASS3), "Ann do drift-left"]
+    turn2 = [ANN_P1, *picks("Ann", ["move-1", "jump-2", "drift-right"], "Bob", PASS3),
+             "Ann do move-1", "Ann do jump-2", "Ann roll 1", "Ann do drift-right"]
+    assert summ(turn1 + turn2, **HARD)["next"] == "table"
+
+
+def test_failed_jump_forfeits_a_drift_after_it() -> None:
+    lines = [ANN_P1, *picks("Ann", ["move-1", "jump-2", "drift-right"], "Bob", PASS3),
+             "Ann do move-1", "Ann do jump-2", "Ann roll 6"]
+    s = summ(lines, **HARD)
+    assert s["next"] == "table" and s["health"]["Ann"] == 5
+
+
+def test_undoable_actions_forfeited_only_when_all_left_are_undoable() -> None:
+    # at the race start a lone jump has no run-up: forfeited, Bob's move is all that is left
+    lines = [ANN_P1, *picks("Ann", ["jump-2", "pass", "pass"], "Bob", ["move-1", "pass", "pass"])]
+    assert summ(lines, **HARD)["next"] == "Bob"
+    assert summ(lines + ["Bob do move-1"], **HARD)["next"] == "table"
+    refuse(lines + ["Bob do move-1"], "Ann do jump-2", IllegalLine, **HARD)
+
+
+# --- hazards ---
+
+
+@pytest.mark.parametrize(("health", "face", "after"), [(6, 5, 6), (6, 6, 5), (4, 3, 4), (4, 4, 3), (1, 1, 0)])
+def test_hazard_succeeds_below_health_else_minus_one(health: int, face: int, after: int) -> None:
+    s = summ(ann_at(health) + ["Ann hazard", f"Ann roll {face}"])
+    assert s["health"]["Ann"] == after
+
+
+def test_hazard_only_on_a_travelling_action_of_the_acting_robot() -> None:
+    refuse([ANN_P1], "Ann hazard", NotActing)
+    lines = [ANN_P1, *picks("Ann", ["turn-left", "repair", "pass"], "Bob", ["move-1", "pass", "pass"]),
+             "Bob do move-1"]
+    refuse(lines, "Ann hazard", NotActing)  # Bob is the one moving
+    refuse(lines + ["Ann do turn-left"], "Ann hazard", NotActing)
+    refuse(lines + ["Ann do repair"], "Ann lap", NotActing)
+    refuse(lines + ["Ann do turn-left"], "Bob hazard", NotActing)  # Bob's move is over
+
+
+def test_several_hazards_in_one_move() -> None:
+    assert summ(ann_at(3))["health"]["Ann"] == 3
+
+
+def test_a_pending_check_comes_before_any_other_line() -> None:
+    lines = [ANN_P1, *picks("Ann", ["move-1", "pass", "pass"], "Bob", ["move-2", "pass", "pass"]),
+             "Bob do move-2", "Bob hazard"]
+    assert summ(lines)["next"] == "Bob"
+    for bad in ["Ann do move-1", "Bob lap", "Bob impact block", "Bob hazard", "Ann roll 1",
+                "table roll 1 2", "Ann first"]:
+        refuse(lines, bad, CheckPending)
+    refuse(lines, "Bob roll 7", BadArguments)
+    assert summ(lines + ["Bob roll 1"])["next"] == "Ann"
+
+
+# --- jump rolls ---
+
+
+def jump_at(health: int) -> list[str]:
+    return [ANN_P1, *picks("Ann", ["move-1", "jump-2", "turn-left"], "Bob", ["move-2", "pass", "pass"]),
+            "Bob do move-2", "Ann do move-1", *hurt("Ann", 6 - health), "Ann do jump-2"]
+
+
+@pytest.mark.parametrize(("health", "face", "ok"), [(6, 4, True), (6, 5, False), (4, 2, True), (4, 3, False),
+                                                    (2, 1, False)])
+def test_jump_succeeds_below_health_minus_one(health: int, face: int, ok: bool) -> None:
+    s = summ(jump_at(health) + [f"Ann roll {face}"], **HARD)
+    assert s["health"]["Ann"] == (health if ok else health - 1)
+    assert s["next"] == ("Ann" if ok else "table")  # a miss forfeits turn-left
+
+
+def test_failed_jump_logs_nothing_more() -> None:
+    lines = jump_at(6) + ["Ann roll 6"]
+    for bad in ["Ann hazard", "Ann lap", "Ann impact block"]:
+        refuse(lines, bad, NotActing, **HARD)
+
+
+def test_successful_jump_may_cross_a_hazard_and_a_lap() -> None:
+    s = summ(jump_at(6) + ["Ann roll 1", "Ann hazard", "Ann roll 6", "Ann lap"], **HARD)
+    assert s["health"]["Ann"] == 5 and s["laps"]["Ann"] == 1
+
+
+# --- impacts ---
+
+BOB_FIRST_ANN_ACTS = [BOB_P1, *picks("Bob", ["move-2", "turn-right", "pass"], "Ann", ["move-1", "turn-left", "repair"]),
+                      "Ann do move-1"]
+
+
+def test_impact_block_minus_one_and_forfeit_the_rest() -> None:
+    lines = BOB_FIRST_ANN_ACTS + ["Ann impact block"]
+    s = summ(lines)
+    assert s["health"] == {"Ann": 5, "Bob": 6} and s["next"] == "Bob"
+    assert summ(lines + ["Bob do move-2"])["next"] == "Bob"  # Ann has nothing left
+    assert summ(lines + ["Bob do move-2", "Bob do turn-right"])["next"] == "table"
+
+
+def test_impact_robot_both_minus_one_only_the_actor_forfeits() -> None:
+    lines = BOB_FIRST_ANN_ACTS + ["Ann impact robot"]
+    s = summ(lines)
+    assert s["health"] == {"Ann": 5, "Bob": 5} and s["next"] == "Bob"
+    assert summ(lines + ["Bob do move-2"])["next"] == "Bob"
+    assert summ(lines + ["Bob do move-2", "Bob do turn-right"])["next"] == "table"
+
+
+def test_after_an_impact_nothing_more_is_logged_for_that_action() -> None:
+    lines = BOB_FIRST_ANN_ACTS + ["Ann impact block"]
+    for bad in ["Ann impact block", "Ann impact robot", "Ann hazard", "Ann lap"]:
+        refuse(lines, bad, NotActing)
+
+
+def test_impact_needs_block_or_robot() -> None:
+    refuse(BOB_FIRST_ANN_ACTS, "Ann impact wall", BadArguments)
+    refuse(BOB_FIRST_ANN_ACTS, "Ann impact", BadArguments)
+
+
+# --- repairs ---
+
+
+@pytest.mark.parametrize(("health", "line", "after"), [(4, "Ann do repair", 5), (6, "Ann do repair", 6),
+                                                       (2, "Ann do repair pit", 6)])
+def test_repair(health: int, line: str, after: int) -> None:
+    turn2 = [ANN_P1, *picks("Ann", ["repair", "pass", "pass"], "Bob", PASS3), line]
+    assert summ(ann_at(health) + turn2)["health"]["Ann"] == after
+
+
+def test_pit_is_only_for_repair() -> None:
+    lines = [ANN_P1, *picks("Ann", ["move-1", "pass", "pass"], "Bob", PASS3)]
+    refuse(lines, "Ann do move-1 pit", BadArguments)
+
+
+# --- the end ---
+
+
+def test_health_zero_destroys_and_the_other_wins_at_once() -> None:
+    lines = [ANN_P1, *picks("Ann", ["move-1", "turn-left", "pass"], "Bob", ["move-2", "pass", "pass"]),
+             "Bob do move-2", "Ann do move-1", *hurt("Ann", 6)]
+    s = summ(lines)
+    assert s["health"]["Ann"] == 0 and s["over"] is True and s["winners"] == ["Bob"] and s["next"] is None
+    assert GAME.prompt(state(lines)) is None
+
+
+def test_both_destroyed_together_is_a_draw() -> None:
+    turn1 = [ANN_P1, *picks("Ann", ["move-1", "pass", "pass"], "Bob", ["move-2", "pass", "pass"]),
+             "Bob do move-2", *hurt("Bob", 5), "Ann do move-1", *hurt("Ann", 5)]
+    assert summ(turn1)["health"] == {"Ann": 1, "Bob": 1}
+    s = summ(turn1 + [ANN_P1, *picks("Ann", ["move-1", "pass", "pass"], "Bob", PASS3),
+                      "Ann do move-1", "Ann impact robot"])
+    assert s["health"] == {"Ann": 0, "Bob": 0}
+    assert s["over"] is True and s["winners"] == [] and s["next"] is None
+
+
+def test_last_lap_wins_at_once() -> None:
+    lines = [ANN_P1, *picks("Ann", ["move-1", "turn-left", "pass"], "Bob", ["move-2", "pass", "pass"]),
+             "Bob do move-2", "Bob lap"]
+    s = summ(lines, laps=1)
+    assert s["over"] is True and s["winners"] == ["Bob"] and s["laps"]["Bob"] == 1 and s["next"] is None
+    s = summ(lines, laps=2)
+    assert s["over"] is False and s["next"] == "Ann"
+
+
+def test_default_race_is_three_laps() -> None:
+    one = [ANN_P1, *picks("Ann", ["move-1", "move-2", "move-3"], "Bob", PASS3),
+           "Ann do move-1", "Ann lap", "Ann do move-2", "Ann lap"]
+    assert summ(one)["over"] is False
+    s = summ(one + ["Ann do move-3", "Ann lap"])
+    assert s["over"] is True and s["winners"] == ["Ann"] and s["laps"] == {"Ann": 3, "Bob": 0}
+
+
+def test_at_most_one_lap_an_action() -> None:
+    lines = [ANN_P1, *picks("Ann", ["move-1", "move-2", "pass"], "Bob", PASS3), "Ann do move-1", "Ann lap"]
+    refuse(lines, "Ann lap", IllegalLine)
+    assert summ(lines + ["Ann do move-2", "Ann lap"])["laps"]["Ann"] == 2
+
+
+def test_lines_of_the_last_action_until_the_next_turns_first_line() -> None:
+    lines = ann_at(6)
+    assert summ(lines)["next"] == "table"
+    s = summ(lines + ["Ann hazard", "Ann roll 6", "Ann lap"])
+    assert s["health"]["Ann"] == 5 and s["laps"]["Ann"] == 1 and s["turn"] == 1
+    refuse(lines + [ANN_P1], "Ann lap", NotActing)
+    refuse(lines + ["Bob first"], "Ann hazard", NotActing)
+
+
+def test_lines_after_the_race_are_refused() -> None:
+    lines = [ANN_P1, *picks("Ann", ["move-1", "turn-left", "pass"], "Bob", ["move-2", "pass", "pass"]),
+             "Bob do move-2", "Bob lap"]
+    for bad in ["Ann do move-1", "Bob hazard", "Bob lap", "table roll 1 2", "Ann first"]:
+        refuse(lines, bad, GameOver, laps=1)
+
+
+def test_unknown_verb() -> None:
+    refuse([], "Ann dance", IllegalLine)
+
+
+# --- the prompt ---
+
+
+def test_prompt_offers_the_chances_at_health_4() -> None:
+    hazard = GAME.prompt(state(ann_at(4) + ["Ann hazard"]))
+    assert hazard.actor == "Ann"
+    (roll,) = hazard.answers
+    assert isinstance(roll, Roll) and "50%" in roll.chance
+    before_jump = jump_at(4)[:-1]
+    do = GAME.prompt(state(before_jump, **HARD))
+    assert any(a.line == Line("Ann", "do", ("jump-2",)) and "33%" in a.hint for a in do.answers)
+    jump = GAME.prompt(state(jump_at(4), **HARD))
+    (roll,) = jump.answers
+    assert isinstance(roll, Roll) and "33%" in roll.chance
+
+
+def test_prompt_offers_the_privilege_only_when_legal() -> None:
+    assert extras_of(GAME.prompt(state([]))) == ["Ann first", "Bob first"]
+    assert extras_of(GAME.prompt(state(["Ann first"]))) == ["Bob first"]
+    assert extras_of(GAME.prompt(state(["Ann first", "Ann pick move-1"]))) == []
+    assert extras_of(GAME.prompt(state(["Ann first", "Bob first"]))) == []
+    assert extras_of(GAME.prompt(state(["table roll 2 2"]))) == []
+    assert "Ann first" not in extras_of(GAME.prompt(state([ANN_P1])))
+
+
+def test_prompt_offers_action_lines_only_when_legal() -> None:
+    moving = ["Ann hazard", "Ann impact block", "Ann impact robot", "Ann lap"]
+    assert extras_of(GAME.prompt(state(BOB_FIRST_ANN_ACTS))) == moving
+    assert extras_of(GAME.prompt(state(BOB_FIRST_ANN_ACTS + ["Ann lap"]))) == moving[:3]
+    assert extras_of(GAME.prompt(state(BOB_FIRST_ANN_ACTS + ["Ann impact block"]))) == []
+    turned = [BOB_P1, *picks("Bob", PASS3, "Ann", ["turn-left", "repair", "pass"]), "Ann do turn-left"]
+    assert extras_of(GAME.prompt(state(turned))) == []
+    assert extras_of(GAME.prompt(state(turned[:-1] + ["Ann do repair"]))) == []
+    # turn over: the next turn's privileges and the last action's lines
+    assert extras_of(GAME.prompt(state(ann_at(6)))) == ["Ann first", "Bob first", *moving]
+    assert extras_of(GAME.prompt(state(jump_at(6) + ["Ann roll 6"], **HARD))) == ["Ann first", "Bob first"]
+
+
+def test_prompt_answers_are_legal_and_actor_is_next() -> None:
+    """At every step of the golden races the prompt's actor is ``next`` and its lines apply."""
+    races = [r for r in sorted(GOLDEN.glob("*.record")) if not r.with_suffix(".error").exists()]
+    assert len(races) >= 3
+    for record in races:
+        body = record.read_text().splitlines()
+        head = [ln for ln in body if ln.split("#")[0].split()[:1] in (["game"], ["players"], ["option"])]
+        acts = [ln.split("#")[0].strip() for ln in body[len(head):]]
+        acts = [a for a in acts if a]
+        for n in range(len(acts) + 1):
+            rec = replay_text("\n".join(head + acts[:n]) + "\n")
+            ask = GAME.prompt(rec.state)
+            assert (ask.actor if ask else None) == summary(rec)["next"], (record.name, n)
+            if ask is None:
+                continue
+            for option in ask.answers + ask.extras:
+                if isinstance(option, Choice):
+                    GAME.apply(rec.state, option.line)

@@ -1,0 +1,396 @@
+"""Quick Lemmings (RULES.md section 5, records.md ``quick-lemmings``): each rule as players
+see it, illegal lines with their error class, and the card-count invariants."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.games.base import BadArguments, Choice, GameOver, Line, NotYourTurn, UnknownVerb
+from companion.games.quick_lemmings import (
+    DEFAULT_DECK,
+    TERRAINS,
+    AllInSight,
+    EmptyHand,
+    NotInDeck,
+    QuickLemmings,
+    State,
+    TooManyDiscards,
+    deal_sizes,
+)
+from companion.record import RecordError, replay_text, summary
+
+GAME = QuickLemmings()
+NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
+
+
+def record(*lines: str, players: str = "Ann Bob", options: tuple[str, ...] = ()) -> str:
+    """A record's text: the header, then the action lines."""
+    head = ["game quick-lemmings", f"players {players}", *(f"option {o}" for o in options)]
+    return "\n".join([*head, *lines]) + "\n"
+
+
+def replay(*lines: str, **header: Any) -> dict[str, Any]:
+    """The summary the record replays to."""
+    return summary(replay_text(record(*lines, **header)))
+
+
+def state_after(*lines: str, **header: Any) -> State:
+    """The state the record replays to."""
+    state: State = replay_text(record(*lines, **header)).state
+    return state
+
+
+def refused(error: type[Exception], *lines: str, **header: Any) -> None:
+    """The record's last line is refused with ``error``."""
+    *before, last = lines
+    state = state_after(*before, **header)
+    with pytest.raises(error):
+        GAME.apply(state, Line.parse(last))
+
+
+def drain(*lines: str, **header: Any) -> list[str]:
+    """The lines, then whole-hand refills while the draw pile holds a full hand."""
+    out = list(lines)
+    state = state_after(*out, **header)
+    while state.draw >= 6:
+        out.append(f"{state.players[state.turn]} refill {state.hands[state.turn]}")
+        state = GAME.apply(state, Line.parse(out[-1]))
+    return out
+
+
+def reshuffled(*lines: str, **header: Any) -> tuple[State, State]:
+    """The state with the draw pile nearly empty, and after a whole-hand refill that
+    has to reshuffle."""
+    before = state_after(*drain(*lines, **header), **header)
+    seat = before.turn
+    return before, GAME.apply(before, Line(before.players[seat], "refill", (str(before.hands[seat]),)))
+
+
+def total(details: dict[str, Any]) -> int:
+    """Cards in piles, hands, the draw pile and the discards."""
+    piles = sum(len(p) for p in details["piles"].values())
+    return piles + sum(details["hands"].values()) + details["draw"] + details["discards"]
+
+
+# --- setup ---
+
+
+def test_default_deck_has_eleven_cards_per_terrain() -> None:  # [D] option
+    start = replay()
+    assert total(start) == 55
+
+
+def test_each_pile_starts_with_a_two() -> None:  # [S]
+    assert replay()["piles"] == {t: [2] for t in TERRAINS}
+
+
+def test_three_tiles_per_terrain_and_six_meadows() -> None:  # [P]
+    assert replay()["tiles"] == {**{t: 3 for t in TERRAINS}, "meadow": 6}
+
+
+def test_two_lemmings_each_by_default() -> None:  # [P]
+    s = replay("Ann finish")
+    assert not s["over"] and s["finished"] == {"Ann": 1, "Bob": 0}
+    assert replay("Ann finish", "Ann finish")["winners"] == ["Ann"]
+
+
+@pytest.mark.parametrize("count, sizes", [(2, [5, 6]), (3, [4, 5, 6]), (4, [3, 4, 5, 6]),
+                                          (5, [2, 3, 4, 5, 6])])
+def test_deal_starts_at_seven_minus_players_and_ends_at_six(count: int, sizes: list[int]) -> None:
+    s = replay(players=" ".join(NAMES[:count]))  # [S]
+    assert list(s["hands"].values()) == sizes
+    assert s["draw"] == 55 - 5 - sum(sizes)
+    assert list(deal_sizes(count)) == sizes
+
+
+def test_before_any_play_no_points_no_tile_and_first_seat_starts() -> None:
+    s = replay(players="Ann Bob Cat")
+    assert (s["points"], s["tile"], s["discards"], s["next"]) == (0, None, 0, "Ann")
+
+
+# --- options ---
+
+
+def test_custom_deck_and_lemmings() -> None:
+    s = replay("Ann finish", players="Ann Bob", options=("lemmings 1", "deck 0,2,2,9,9"))
+    assert s["over"] and s["winners"] == ["Ann"]
+    assert s["draw"] == 25 - 5 - 11
+
+
+@pytest.mark.parametrize("option", ["lemmings 0", "lemmings 4", "deck 0,1,3,4,4",  # no 2
+                                    "deck 2,2,2,2",  # too few to deal
+                                    "deck 2,2,x,2,2", "deck 2,2,10,2,2", "deck 2,,2,2,2"])
+def test_bad_options_are_refused_on_their_line(option: str) -> None:
+    five = " ".join(NAMES)  # the deck must be big enough for any player count
+    with pytest.raises(RecordError) as err:
+        replay_text(record("Ann refill 0", players=five, options=(option,)))
+    assert err.value.line == 3
+
+
+# --- turns ---
+
+
+def test_turn_passes_after_refill_and_play_but_not_after_finish() -> None:
+    assert replay("Ann refill 0")["next"] == "Bob"
+    assert replay("Ann play forest 1")["next"] == "Bob"
+    assert replay("Ann play forest 1", "Ann finish")["next"] == "Bob"
+    assert replay("Ann play forest 1", "Bob play water 1")["next"] == "Ann"
+
+
+def test_out_of_turn_play_or_refill_is_refused() -> None:
+    refused(NotYourTurn, "Bob refill 0")
+    refused(NotYourTurn, "Ann refill 0", "Ann play forest 1")
+    refused(NotYourTurn, "table refill 0")
+
+
+def test_malformed_lines_are_refused() -> None:
+    refused(UnknownVerb, "Ann draw 3")
+    refused(BadArguments, "Ann play meadow 1")
+    refused(BadArguments, "Ann play forest")
+    refused(BadArguments, "Ann play forest 10")
+    refused(BadArguments, "Ann refill")
+    refused(BadArguments, "Ann refill 7")
+    refused(BadArguments, "Ann finish 1")
+
+
+# --- refill ---
+
+
+def test_refill_discards_then_draws_up_to_six() -> None:  # [S]
+    s = replay("Ann refill 3")  # 5 cards: 2 kept, 4 drawn
+    assert s["hands"]["Ann"] == 6 and s["discards"] == 3 and s["draw"] == 39 - 4
+
+
+def test_refill_of_nothing_fills_the_hand() -> None:  # [S]
+    s = replay("Ann refill 0")
+    assert s["hands"]["Ann"] == 6 and s["draw"] == 38 and s["discards"] == 0
+
+
+def test_refill_cannot_discard_more_than_the_hand() -> None:
+    refused(TooManyDiscards, "Ann refill 6")
+
+
+def test_refill_keeps_the_last_play_on_show() -> None:
+    s = replay("Ann play swamp 3", "Bob refill 2")
+    assert (s["points"], s["tile"]) == (3, "swamp")
+
+
+def test_empty_draw_pile_reshuffles_the_discards_and_drawing_goes_on() -> None:  # [S]
+    before, after = reshuffled()
+    seat = before.turn
+    assert 0 < before.draw < 6 and after.hands[seat] == 6 and after.discards == 0
+    # Every discard, the refilled hand included, went into the new draw pile.
+    assert after.draw == before.discards + before.hands[seat] - (6 - before.draw)
+
+
+def test_a_pile_with_every_zero_is_cut_to_one_zero_before_the_reshuffle() -> None:  # [S]
+    lines = ("Ann play forest 0", "Bob play forest 0", "Ann play water 0")  # water: one 0
+    before, after = reshuffled(*lines)
+    assert before.piles[0] == (2, 0, 0) and before.piles[1] == (2, 0)
+    assert after.piles[0] == (0,) and after.piles[1] == (2, 0)
+    # The two cut cards were shuffled in with the discards.
+    assert after.draw == before.discards + before.hands[before.turn] + 2 - (6 - before.draw)
+
+
+def test_a_custom_deck_cuts_a_pile_holding_every_zero() -> None:
+    options = ("deck 0,0,0,2,9,9",)  # three zeros of each terrain
+    lines = ("Ann play swamp 0", "Bob play swamp 0")
+    _, after = reshuffled(*lines, options=options)
+    assert after.piles[3] == (2, 0, 0)  # two of three: not cut
+    lines += ("Ann play swamp 0",)
+    refused(AllInSight, *lines, "Bob play swamp 0", options=options)
+    _, after = reshuffled(*lines, options=options)
+    assert after.piles[3] == (0,)
+
+
+def test_a_deck_without_zeros_skips_the_cut() -> None:
+    _, after = reshuffled("Ann play forest 1", options=("deck 1,2,2,3,3",))
+    assert after.piles[0] == (2, 1) and after.discards == 0
+
+
+def test_reshuffle_hides_the_discarded_piles_again() -> None:
+    # The forest starter 2 is discarded; with the other two 2s played, all three are in sight.
+    lines = ("Ann play forest 3", "Bob play forest 2", "Ann play forest 2")
+    refused(AllInSight, *lines, "Bob play forest 2")
+    _, after = reshuffled(*lines)
+    # After the reshuffle the discarded starter may be back in a hand.
+    after = GAME.apply(after, Line(after.players[after.turn], "play", ("forest", "2")))
+    assert after.piles[0] == (3, 2, 2, 2) and after.points == 9
+
+
+def test_hand_stays_short_when_no_card_is_left_anywhere() -> None:
+    # Deck of five 2s, five players: 5 pile cards and 20 dealt leave no draw pile.
+    header: dict[str, Any] = {"players": " ".join(NAMES), "options": ("deck 2,2,2,2,2",)}
+    s = replay("Ann refill 0", **header)
+    assert (s["hands"]["Ann"], s["draw"], s["discards"]) == (2, 0, 0)
+    s = replay("Ann play desert 2", "Bob refill 2", **header)
+    # Bob's own 2 discards are reshuffled and drawn back; nothing more exists.
+    assert (s["hands"]["Bob"], s["draw"], s["discards"]) == (3, 0, 0)
+
+
+# --- play ---
+
+
+def test_card_not_above_the_lowest_joins_and_scores_the_pile() -> None:  # [S]
+    s = replay("Ann play forest 2", "Bob play forest 1", "Ann play forest 1")
+    assert s["piles"]["forest"] == [2, 2, 1, 1] and s["points"] == 6 and s["tile"] is None
+    assert s["tiles"]["forest"] == 3 and s["discards"] == 0
+
+
+def test_card_above_the_lowest_replaces_the_pile_and_lays_a_tile() -> None:  # [S]
+    s = replay("Ann play forest 1", "Bob play forest 3")
+    assert s["piles"]["forest"] == [3] and s["points"] == 3 and s["tile"] == "forest"
+    assert s["tiles"]["forest"] == 2 and s["discards"] == 2
+
+
+def test_meadow_tile_when_the_terrain_tiles_are_gone() -> None:  # [S]
+    # Three new water piles use the three water tiles.
+    lines = ["Ann play water 3", "Bob play water 4", "Ann play water 0", "Bob play water 1"]
+    s = replay(*lines)
+    assert s["tiles"]["water"] == 0 and s["tile"] == "water"
+    s = replay(*lines, "Ann play water 2")
+    assert s["tile"] == "meadow" and s["tiles"]["meadow"] == 5 and s["points"] == 2
+
+
+def test_no_tile_when_meadows_are_gone_too() -> None:  # [S]
+    state = replace(state_after(), tiles=(0, 0, 0, 0, 0, 0))
+    after = GAME.apply(state, Line("Ann", "play", ("desert", "3")))
+    assert after.tile is None and after.points == 3 and after.piles[4] == (3,)
+
+
+def test_play_needs_a_card_in_hand() -> None:
+    five = " ".join(NAMES)  # Ann is dealt 2
+    refused(EmptyHand, "Ann play forest 1", "Bob refill 0", "Cat refill 0", "Dan refill 0",
+            "Eve refill 0", "Ann play forest 1", "Bob refill 0", "Cat refill 0",
+            "Dan refill 0", "Eve refill 0", "Ann play forest 0", players=five)
+
+
+def test_value_not_in_the_deck_is_refused() -> None:
+    refused(NotInDeck, "Ann play forest 5")
+    refused(NotInDeck, "Ann play forest 1", options=("deck 0,2,2,9,9",))
+
+
+def test_a_third_zero_is_refused() -> None:  # two zeros per terrain in the default deck
+    refused(AllInSight, "Ann play desert 0", "Bob play desert 0", "Ann play desert 0")
+
+
+def test_a_discarded_pile_card_stays_in_sight() -> None:
+    lines = ["Ann play forest 1", "Bob play forest 1", "Ann play forest 3"]  # [2,1,1] discarded
+    refused(AllInSight, *lines, "Bob play forest 1")
+    assert replay(*lines, "Bob play forest 0")["points"] == 3
+
+
+# --- the end ---
+
+
+def test_last_lemming_across_wins_at_once_even_in_another_players_turn() -> None:  # [S][D]
+    s = replay("Ann refill 0", "Ann finish", "Ann finish")  # Bob's turn
+    assert s["over"] and s["winners"] == ["Ann"] and s["next"] is None
+    assert s["finished"] == {"Ann": 2, "Bob": 0}
+
+
+def test_nothing_is_accepted_after_the_end() -> None:
+    refused(GameOver, "Ann finish", "Ann finish", "Bob refill 0")
+    refused(GameOver, "Ann finish", "Ann finish", "Bob finish")
+
+
+def test_finish_is_for_players_only() -> None:
+    refused(NotYourTurn, "table finish")
+
+
+# --- prompts ---
+
+
+def answers(state: State) -> list[str]:
+    ask = GAME.prompt(state)
+    assert ask is not None
+    return [str(a.line) for a in ask.answers if isinstance(a, Choice)]
+
+
+def test_prompt_offers_refills_up_to_the_hand_and_possible_plays() -> None:
+    state = state_after("Ann play desert 0", "Bob play desert 0")
+    offered = answers(state)
+    assert [a for a in offered if "refill" in a] == [f"Ann refill {k}" for k in range(5)]
+    assert "Ann play desert 0" not in offered and "Ann play desert 4" in offered
+    assert len([a for a in offered if "play" in a]) == 5 * 5 - 1
+
+
+def test_prompt_hints_say_what_a_play_gives() -> None:
+    ask = GAME.prompt(state_after())
+    assert ask is not None and ask.actor == "Ann" and ask.topic in GAME.pages
+    hints = {str(a.line): a.hint for a in ask.answers if isinstance(a, Choice)}
+    assert hints["Ann play forest 1"] == "3 pts"
+    assert hints["Ann play swamp 3"] == "3 pts, lay swamp"
+    assert hints["Ann refill 2"] == "draw 3"
+
+
+def test_prompt_offers_no_play_with_an_empty_hand() -> None:
+    five = " ".join(NAMES)
+    state = state_after("Ann play forest 1", "Bob refill 0", "Cat refill 0", "Dan refill 0",
+                        "Eve refill 0", "Ann play forest 1", "Bob refill 0", "Cat refill 0",
+                        "Dan refill 0", "Eve refill 0", players=five)
+    assert answers(state) == ["Ann refill 0"]
+
+
+def test_finish_is_an_extra_for_every_player() -> None:
+    ask = GAME.prompt(state_after("Ann finish"))
+    assert ask is not None
+    assert [(str(e.line), e.hint) for e in ask.extras if isinstance(e, Choice)] == [
+        ("Ann finish", "last one: wins"), ("Bob finish", "1 of 2 across")]
+
+
+def test_pages_mark_the_house_defaults() -> None:
+    assert "house default" in GAME.pages["setup"] and "house default" in GAME.pages[""]
+    assert all(len(page) < 400 for page in GAME.pages.values())
+
+
+# --- records.md ---
+
+
+def test_worked_example() -> None:
+    s = replay("Ann play forest 1", "Bob play swamp 3", "Cat refill 1", "Ann finish",
+               players="Ann Bob Cat")
+    assert s == {**s, "next": "Ann", "tile": "swamp", "points": 3, "draw": 34, "discards": 2,
+                 "piles": {"forest": [2, 1], "water": [2], "mountain": [2], "swamp": [3],
+                           "desert": [2]},
+                 "tiles": {"forest": 3, "water": 3, "mountain": 3, "swamp": 2, "desert": 3,
+                           "meadow": 6},
+                 "hands": {"Ann": 3, "Bob": 4, "Cat": 6},
+                 "finished": {"Ann": 1, "Bob": 0, "Cat": 0}}
+
+
+# --- invariants ---
+
+DECKS = (DEFAULT_DECK, "0,2,2,2,2", "2,2,2,2,2", "1,2,2,3,3", "0,0,0,2,9,9", "0,0,1,2,3,4,5,6")
+
+
+@settings(max_examples=150, deadline=None)
+@given(count=st.integers(2, 5), deck=st.sampled_from(DECKS),
+       picks=st.lists(st.integers(0, 10**6), max_size=250))
+def test_cards_are_conserved_and_nothing_goes_negative(count: int, deck: str,
+                                                       picks: list[int]) -> None:
+    players = NAMES[:count]
+    state = GAME.start(players, GAME.option_values({"deck": deck, "lemmings": "3"}))
+    cards = len(TERRAINS) * len(deck.split(","))
+    for pick in picks:
+        ask = GAME.prompt(state)
+        if ask is None:
+            break
+        pool = ask.extras if pick % 40 == 0 else ask.answers  # finishes now and then
+        choice = pool[pick // 40 % len(pool)]
+        assert isinstance(choice, Choice)
+        state = GAME.apply(state, choice.line)
+        s = GAME.details(state)
+        assert total(s) == cards
+        assert all(n >= 0 for n in s["tiles"].values())
+        assert all(0 <= n <= 6 for n in s["hands"].values())
+        assert s["draw"] >= 0 and s["discards"] >= 0
+        for terrain, pile, seen in zip(TERRAINS, state.piles, state.seen):
+            assert pile, f"the {terrain} pile is never empty"
+            assert list(pile) == sorted(pile, reverse=True)  # each card joins at or below
+            assert all(pile.count(v) + seen.count(v) <= state.deck.count(v) for v in state.deck)

@@ -1,0 +1,117 @@
+"""The real loop, driven through mock pins, read back from the dummy display."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from companion.session import Session
+from tests.harness import Harness
+
+
+@pytest.fixture
+def box(tmp_path: pathlib.Path) -> Harness:
+    harness = Harness(tmp_path)
+    yield harness
+    harness.close()
+
+
+def start_microbot(box: Harness) -> None:
+    """Home > New game > Microbot Racers > Ann > Bob > 3 laps > easy side."""
+    box.presses("select", "select", "select", "select", "select", "select")
+
+
+def test_home_screen_offers_a_new_game(box: Harness) -> None:
+    assert box.shows("New game")
+    assert box.shows("History")
+
+
+def test_new_game_reaches_the_first_player_roll(box: Harness) -> None:
+    start_microbot(box)
+    assert box.shows("Table")
+    assert box.shows("Who is P1 this turn?", 11)
+    assert box.shows("Roll for me")
+
+
+def test_device_roll_is_stored_before_it_is_shown(box: Harness, tmp_path: pathlib.Path) -> None:
+    start_microbot(box)
+    box.press("select")  # roll for me
+    stored = Session(box.store, box.app.session.gid)  # a fresh reader of the file
+    assert stored.head == 1
+    ann, bob = stored.store.entries(stored.gid)[0].lines[-1].split()[2:]
+    assert box.shows(f"Ann {ann}, Bob {bob}", 11)
+    p1 = stored.summary()["p1"]
+    assert box.shows(p1)  # whose turn, in the header
+    box.press("down")
+    assert box.shows(f"{p1}: pick 1 of 3", 11)
+
+
+def test_long_press_opens_the_menu_with_undo_first_and_no_select(box: Harness) -> None:
+    start_microbot(box)
+    box.press("select")
+    gid = box.app.session.gid
+    box.long_press()
+    assert box.shows("Game menu")
+    assert box.shows("Undo")
+    assert box.app.session.head == 1  # the long press did not also pick anything
+    box.press("select")  # undo: two presses in all
+    assert box.app.session.head == 0
+    assert box.shows("Table")
+    assert box.shows("Undone: table roll", 11) or box.shows("Undone: table roll~", 11)
+    assert Session(box.store, gid).head == 0
+
+
+def test_undone_device_roll_is_offered_again_first(box: Harness) -> None:
+    start_microbot(box)
+    box.press("select")
+    first = box.app.session.store.entries(box.app.session.gid)[0].lines
+    box.long_press()
+    box.press("select")
+    faces = ", ".join(" ".join(line.split()[2:]) for line in first)
+    assert box.shows(f"Use {faces} again")
+    box.press("select")
+    assert box.app.session.store.entries(box.app.session.gid)[0].lines == first
+    assert box.app.session.head == 1
+
+
+def test_bouncing_contacts_count_as_one_press(box: Harness) -> None:
+    box.press("down", bounce=True)  # New game > History, not further
+    box.press("select", bounce=True)
+    assert box.shows("History")
+    assert box.shows("None yet")
+
+
+def test_screen_dims_then_blanks_and_the_first_press_only_wakes(box: Harness) -> None:
+    box.wait(61)
+    assert box.output.level == "dim"
+    assert (0x81, 0x08) in box.serial.commands  # contrast down
+    box.wait(600)
+    assert box.output.level == "blank"
+    assert (0xAE,) in box.serial.commands  # display off
+    box.press("select")
+    assert box.output.level == "bright"
+    assert box.shows("New game")  # still home: the press only woke the screen
+    box.press("select")
+    assert box.shows("Microbot Racers")
+
+
+def test_a_restart_resumes_at_the_same_prompt(tmp_path: pathlib.Path) -> None:
+    first = Harness(tmp_path)
+    start_microbot(first)
+    first.press("select")
+    first.press("select")  # P1's first pick
+    before = first.screen.tobytes()
+    first.close()
+    second = Harness(tmp_path)
+    assert second.app.resume_latest()
+    second.daemon.refresh()
+    assert second.screen.tobytes() == before
+    second.close()
+
+
+def test_idle_loop_has_nothing_to_do_until_a_deadline(box: Harness) -> None:
+    box.wait(1)
+    deadline = box.daemon.deadline()
+    assert deadline is not None and deadline - box.now > 50  # sleeps until it is time to dim
+    assert box.output.frames_sent == 1  # nothing redrawn while idle
