@@ -94,8 +94,9 @@ def physical_lines(text: str) -> Iterator[tuple[int, str]]:
     pieces = text.split("\n")
     if pieces and pieces[-1] == "" and len(pieces) > 1:
         pieces.pop()
+    ended = text.count("\n")  # lines followed by an LF: a CR ending the last one is lone
     for number, piece in enumerate(pieces, start=1):
-        if piece.endswith("\r"):
+        if piece.endswith("\r") and number <= ended:
             piece = piece[:-1]
         yield number, piece.split("#", 1)[0]
 
@@ -167,6 +168,11 @@ class Replayer:
             if len(tokens) != 3:
                 raise IllegalLine("write an option as 'option KEY VALUE'")
             check_option(game, tokens[1], tokens[2], (k for k, _ in self._options))
+            options = (*self._options, (tokens[1], tokens[2]))
+            try:  # a value that depends on the players (``option first NAME``) is checked here
+                Header(game, self.header.players, options).start()
+            except ValueError as err:
+                raise IllegalLine(str(err)) from None
             self._options.append((tokens[1], tokens[2]))
             return
         if self.header is None:

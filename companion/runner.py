@@ -11,7 +11,7 @@ import logging
 import pathlib
 import queue
 import sys
-import threading
+import time
 from contextlib import ExitStack
 from typing import Any
 
@@ -76,17 +76,23 @@ def start_buttons(config: Config, events: queue.Queue[object], emulated: bool) -
 
 
 def press_pin(role: str) -> bool:
-    """Tap the emulator's mock pin for a role; False when the role has no pin."""
+    """Tap the emulator's mock pin for a role; False when the role has no pin.
+
+    Runs on the keyboard thread and sleeps there, so keys typed quickly are tapped one after
+    the other instead of landing on a pin that is still held down.
+    """
     from gpiozero import Device
+
+    from companion.io.keyboard import TAP
 
     pin = EMULATOR_PINS.get(role)
     if pin is None:
         return False
     mock = Device.pin_factory.pin(pin)
     mock.drive_low()
-    from companion.io.keyboard import TAP
-
-    threading.Timer(TAP, mock.drive_high).start()
+    time.sleep(TAP)
+    mock.drive_high()
+    time.sleep(TAP / 2)
     return True
 
 
@@ -98,6 +104,16 @@ def scripted(keys: str, events: queue.Queue[object]) -> None:
             raise ConfigError("--keys", word, f"not a key; use {', '.join(sorted(KINDS))}")
         events.put(Intent(kind, int(value) if value.isdigit() else 0))
     events.put(Stop("end of --keys"))
+
+
+def log_to_file(path: pathlib.Path) -> None:
+    """The terminal is the screen now: send the log to a file so it does not scribble on it."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root.addHandler(handler)
 
 
 def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse.Namespace,
@@ -126,6 +142,7 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
                 keyboard.start()
                 stack.callback(keyboard.close)
                 if isinstance(device, TerminalDisplay):
+                    log_to_file(directory / "companion.log")
                     sys.stdout.write("\x1b[2J")
         stack.callback(device.cleanup)
         keys = KeyLogic(config.buttons.debounce, config.buttons.long_press)

@@ -122,12 +122,21 @@ class Roll:
 
 @dataclass(frozen=True)
 class Field:
-    """One number of a multi-part answer, picked from ``low..high``."""
+    """One part of a multi-part answer, picked from ``low..high``.
+
+    With ``names``, value ``low + i`` stands for ``names[i]`` (a square, a colour), which
+    is what the screen shows and the line writes.
+    """
 
     label: str
     low: int
     high: int
     default: int | None = None
+    names: tuple[str, ...] = ()
+
+    def word(self, value: int) -> str:
+        """The record word for a value."""
+        return self.names[value - self.low] if self.names else str(value)
 
 
 @dataclass(frozen=True)
@@ -142,7 +151,8 @@ class Form:
 
     def line(self, values: tuple[int, ...]) -> Line:
         """The record line that these values make."""
-        return Line(self.actor, self.verb, self.prefix + tuple(str(v) for v in values))
+        words = tuple(f.word(v) for f, v in zip(self.fields, values))
+        return Line(self.actor, self.verb, self.prefix + words)
 
 
 Answer = Choice | Roll | Form

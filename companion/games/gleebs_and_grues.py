@@ -40,7 +40,6 @@ from companion.games.base import (
     Prompt,
     UnknownVerb,
     expect_args,
-    number,
 )
 
 SIZE = 4
@@ -162,13 +161,6 @@ def square(token: str) -> int:
     return INDEX[token]
 
 
-def setup_square(token: str) -> int:
-    """A grue's starting square: its name, or its number 1-16 as the setup form writes it."""
-    if token[:1].isdigit():
-        return number(token, 1, SIZE * SIZE, "a square number") - 1
-    return square(token)
-
-
 # --- what can move where (pure functions of the board, shared by apply, prompt and AI) ---
 
 
@@ -256,8 +248,7 @@ class GleebsAndGrues(Game[State]):
             "second seat: green+red. Stack your gleebs on others; grues eat lone gleebs "
             "and pin stacks. The most pips in stacks you top wins. A tie: the grues win.",
         "setup": "The table puts the small, medium and large grue (K1 K2 K3) on three "
-                 "random squares. Columns a-d, rows 1-4. As numbers: a1=1, b1=2, c1=3, "
-                 "d1=4, a2=5 ... d4=16.",
+                 "random squares. Columns a-d, rows 1-4.",
         "place": "Take turns putting one of your gleebs on an empty square, first player "
                  "first, until all 12 are down. One square stays empty.",
         "move": "Your turn, step 1: move one stack topped by your colour straight along "
@@ -326,9 +317,9 @@ class GleebsAndGrues(Game[State]):
             return None
         actor = self._actor(state)
         if state.step == GRUES_STEP:
-            fields = tuple(Field(f"{k} square", 1, SIZE * SIZE) for k in GRUES)
+            fields = tuple(Field(k, 1, SIZE * SIZE, names=SQUARES) for k in GRUES)
             form = Form("Set the grues", TABLE, GRUES_STEP, fields)
-            return Prompt(TABLE, "Grues: a1=1..d4=16", (form,), topic="setup")
+            return Prompt(TABLE, "Where do the grues go?", (form,), topic="setup")
         if state.step == PLACE:
             answers = tuple(Choice(" ".join(line.args), line) for line in self.legal_lines(state))
             return Prompt(actor, f"{actor}: place a gleeb", answers, topic=PLACE)
@@ -394,7 +385,7 @@ class GleebsAndGrues(Game[State]):
 
     def _set_grues(self, state: State, line: Line) -> State:
         expect_args(line, len(GRUES), "S1 S2 S3")
-        where = tuple(setup_square(token) for token in line.args)
+        where = tuple(square(token) for token in line.args)
         if len(set(where)) < len(where):
             raise SquareTaken("the three grues need three different squares")
         board = list(EMPTY_BOARD)

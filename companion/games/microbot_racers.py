@@ -206,6 +206,7 @@ class MicrobotRacers(Game[State]):
             "p1": None if state.p1 is None else names[state.p1],
             "phase": state.phase,
             "picked": {names[i]: list(r.left) for i, r in enumerate(state.robots)},
+            "laps_to_win": state.laps,
         }
 
     def apply(self, state: State, line: Line) -> State:
@@ -243,10 +244,10 @@ class MicrobotRacers(Game[State]):
             need = self._needed(state.robots[seat].health, state.check)
             return Prompt(
                 actor=names[seat],
-                question=f"{names[seat]}: roll for the {state.check}",
-                answers=(Roll(names[seat], "roll", (6,), (names[seat],), label="Roll",
-                              chance=f"need 1-{need - 1}: {chance(need - 1)}" if need > 1
-                              else "cannot succeed"),),
+                question=(f"{state.check.capitalize()}: 1-{need - 1} is safe" if need > 1
+                          else f"{state.check.capitalize()}: cannot succeed"),
+                answers=(Roll(names[seat], "roll", (6,), (names[seat],), label=state.check.capitalize(),
+                              chance=chance(need - 1)),),
                 topic=state.check,
             )
         extras = self._action_extras(state)
@@ -328,12 +329,14 @@ class MicrobotRacers(Game[State]):
         if state.halted:  # an impact ends the action: nothing more is logged for it
             return ()
         out = [
-            Choice("hazard", Line(name, "hazard"), f"{name} crossed a puddle or ramp"),
-            Choice("hit block", Line(name, "impact", ("block",)), "or left the track: -1"),
-            Choice("hit robot", Line(name, "impact", ("robot",)), "both -1"),
+            Choice(f"{name} hazard", Line(name, "hazard"),
+                   f"{chance(state.robots[seat].health - 1)} safe"),
+            Choice(f"{name} hit block", Line(name, "impact", ("block",)), "-1, stop"),
+            Choice(f"{name} hit robot", Line(name, "impact", ("robot",)), "both -1"),
         ]
         if not state.lapped:
-            out.append(Choice("lap done", Line(name, "lap"), f"{name} crossed the start line"))
+            lap = state.robots[seat].laps + 1
+            out.append(Choice(f"{name} lap done", Line(name, "lap"), f"lap {lap}/{state.laps}"))
         return tuple(out)
 
     # --- line handlers: each returns the new state, or raises ---

@@ -353,7 +353,7 @@ class PenguinPanic(Game[State]):
             raise NotYourTurn(f"'{line.verb}' is a player's line, not the table's")
         if line.actor != TABLE and line.actor not in state.players:
             raise NotYourTurn(f"{line.actor!r} is not playing")
-        seat = state.players.index(line.actor) if line.actor in state.players else -1
+        seat = -1 if line.actor == TABLE else state.players.index(line.actor)
         return handler(state, seat, line)
 
     def prompt(self, state: State) -> Prompt | None:
@@ -365,13 +365,13 @@ class PenguinPanic(Game[State]):
             return Prompt(TABLE, "Draw the line", (draw,), self._complete_extras(state), "line")
         if state.stage == "ability":
             seat = state.order[state.claimed]
-            answers = tuple(
+            costs = {space: self._space_cost(state, space)
+                     for space in range(1, SPACES + 1) if space not in state.spaces}
+            answers = tuple(  # a space the player cannot pay for is not offered
                 Choice(f"{space} {ABILITY[space]} -{PENALTY[space]}",
                        Line(names[seat], "ability", (str(space),)),
                        f"costs {cost} fish" if cost else "free")
-                for space in range(1, SPACES + 1)
-                if space not in state.spaces
-                and (cost := self._space_cost(state, space)) <= state.fish[seat]
+                for space, cost in costs.items() if cost <= state.fish[seat]
             )
             return Prompt(names[seat], f"{names[seat]}: ability", answers, (), "bribe")
         if state.stage == "bribe":

@@ -75,14 +75,19 @@ def pygame_device() -> Any:
 
 #: Indexed by upper-left 8, upper-right 4, lower-left 2, lower-right 1.
 QUADRANTS = " ▗▖▄▝▐▞▟▘▚▌▙▀▜▛█"
+#: Braille dot bits for a 2x4 cell, by (column, row).
+BRAILLE = {(0, 0): 0x01, (0, 1): 0x02, (0, 2): 0x04, (1, 0): 0x08, (1, 1): 0x10,
+           (1, 2): 0x20, (0, 3): 0x40, (1, 3): 0x80}
+HELP = "arrows move  Enter select  Esc back  m menu  u undo  y redo  r roll  0-9 faces  q quit"
 
 
 class TerminalDisplay:
     """Our own terminal emulator of the panel: Unicode block characters, ANSI cursor moves.
 
     luma.emulator's terminal modes import pygame and insist on a tty for stdout; this one
-    needs nothing. Each character shows 2x2 pixels (64x16 characters fits any terminal);
-    a dimmed panel is drawn faint, a blanked one empty.
+    needs nothing. A tall terminal gets 2x2 pixels a character (64x32, easy to read); an
+    ordinary 80x24 one gets Braille cells of 2x4 pixels (64x16). A dimmed panel is drawn
+    faint, a blanked one empty.
     """
 
     mode = "1"
@@ -116,30 +121,34 @@ class TerminalDisplay:
     def _paint(self) -> None:
         if self.last is None:
             return
-        rows = render_blocks(self.last) if not self.hidden else [" " * 64] * 16
+        size = shutil.get_terminal_size((80, 24))
+        rows = render_quadrants(self.last) if size.lines >= 36 else render_braille(self.last)
+        if self.hidden:
+            rows = [" " * len(rows[0])] * len(rows)
         style = "\x1b[2m" if self.faint else "\x1b[0m"
-        border = "+" + "-" * 64 + "+"
+        border = "+" + "-" * len(rows[0]) + "+"
         body = "\r\n".join(f"|{style}{row}\x1b[0m|" for row in rows)
-        help_line = "arrows move  Enter select  Esc back  m menu  u undo  r roll  0-9 faces  q quit"
-        width = shutil.get_terminal_size((80, 24)).columns
-        self.out.write(f"\x1b[H{border}\r\n{body}\r\n{border}\r\n{help_line[:width]}\x1b[K")
+        self.out.write(f"\x1b[H{border}\r\n{body}\r\n{border}\r\n{HELP[:size.columns - 1]}\x1b[K")
         self.out.flush()
 
 
-def render_blocks(image: Image.Image) -> list[str]:
+def render_quadrants(image: Image.Image) -> list[str]:
     """A 1-bit image as rows of quadrant characters (2x2 pixels each)."""
     pixels = image.load()
     width, height = image.size
-    rows = []
-    for y in range(0, height, 2):
-        row = []
-        for x in range(0, width, 2):
-            bits = ((pixels[x, y] and 8) | (pixels[x + 1, y] and 4)
-                    | (pixels[x, y + 1] and 2) | (pixels[x + 1, y + 1] and 1))
-            row.append(QUADRANTS[bits])
-        rows.append("".join(row))
-    return rows
+    return ["".join(QUADRANTS[(pixels[x, y] and 8) | (pixels[x + 1, y] and 4)
+                              | (pixels[x, y + 1] and 2) | (pixels[x + 1, y + 1] and 1)]
+                    for x in range(0, width, 2))
+            for y in range(0, height, 2)]
 
+
+def render_braille(image: Image.Image) -> list[str]:
+    """A 1-bit image as rows of Braille characters (2x4 pixels each)."""
+    pixels = image.load()
+    width, height = image.size
+    return ["".join(chr(0x2800 + sum(bit for (dx, dy), bit in BRAILLE.items() if pixels[x + dx, y + dy]))
+                    for x in range(0, width, 2))
+            for y in range(0, height, 4)]
 
 
 class NoDisplay:

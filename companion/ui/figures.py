@@ -24,9 +24,9 @@ def microbot_racers(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box
     for row, name in enumerate(summary["players"]):
         y = y0 + row * 10
         text(draw, (x0 + 1, y + 8), name, 10, width=32)
-        pips(draw, x0 + 34, y + 2, summary["health"][name], 6, size=6, gap=2)
+        pips(draw, x0 + 33, y + 2, summary["health"][name], 6, size=6, gap=2)
         laps = f"L{summary['laps'][name]}" + (f"/{laps_to_win}" if laps_to_win else "")
-        text(draw, (x0 + 84, y + 8), laps, 10, width=26)
+        text(draw, (x0 + 83, y + 8), laps, 10, width=27)
         if summary["p1"] == name:
             draw.rectangle((WIDTH - 16, y, WIDTH - 1, y + 9), fill=WHITE)
             text(draw, (WIDTH - 8, y + 8), "P1", 9, BLACK, anchor="ms")

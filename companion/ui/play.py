@@ -15,12 +15,12 @@ from typing import Any
 from PIL import ImageDraw
 
 from companion.dice import FAIR, device_roll
-from companion.games.base import Answer, Choice, Form, IllegalLine, Line, Roll
+from companion.games.base import Answer, Choice, Field, Form, IllegalLine, Line, Roll
 from companion.session import Session
 from companion.ui.draw import BLACK, HEADER, HEIGHT, WHITE, WIDTH, arrows, header, label_and_hint, text
 from companion.ui.figures import corner, panel
 from companion.ui.intents import Intent
-from companion.ui.widgets import Host, Item, Menu, Number, Numbers, Page, Screen, confirm
+from companion.ui.widgets import Host, Item, Menu, Numbers, Page, Screen, confirm
 
 PANEL = (0, HEADER + 1, WIDTH - 1, HEADER + 20)
 QUESTION_BASELINE = 45
@@ -118,13 +118,12 @@ class PlayScreen(Screen):
         self.play(lines, rolled=True, message="; ".join(rolled_faces(ask, line) for line in lines))
 
     def enter_faces(self, ask: Roll, first_digit: int | None = None) -> None:
-        numbers = [Number(label, 1, sides) for label, sides in zip(ask.labels, ask.sides)]
+        numbers = [Field(label, 1, sides) for label, sides in zip(ask.labels, ask.sides)]
         self.host.push(Numbers("Faces: " + ask.label, numbers,
                                lambda faces: self.play([ask.line(faces)]), first_digit))
 
     def fill_form(self, form: Form) -> None:
-        numbers = [Number(f.label, f.low, f.high, f.default) for f in form.fields]
-        self.host.push(Numbers(form.label, numbers, lambda values: self.play([form.line(values)])))
+        self.host.push(Numbers(form.label, form.fields, lambda values: self.play([form.line(values)])))
 
     def undo(self) -> None:
         entry = self.session.head

@@ -12,6 +12,8 @@ from typing import Protocol
 
 from PIL import ImageDraw
 
+from companion.games.base import Field
+
 from companion.ui.draw import (BLACK, HEADER, HEIGHT, WHITE, WIDTH, arrows, header, label_and_hint,
                                text, wrap)
 from companion.ui.intents import Intent
@@ -101,16 +103,6 @@ class Menu(Screen):
             self.cursor = intent.value - 1
 
 
-@dataclass(frozen=True)
-class Number:
-    """One number to enter: its label and range."""
-
-    label: str
-    low: int
-    high: int
-    default: int | None = None
-
-
 class Numbers(Screen):
     """Enter several numbers (dice faces, a form's fields), one at a time.
 
@@ -118,7 +110,7 @@ class Numbers(Screen):
     the next number and confirms after the last; left goes back; back leaves.
     """
 
-    def __init__(self, title: str, numbers: Sequence[Number],
+    def __init__(self, title: str, numbers: Sequence[Field],
                  done: Callable[[tuple[int, ...]], None], first_digit: int | None = None) -> None:
         self.title = title
         self.numbers = tuple(numbers)
@@ -141,11 +133,12 @@ class Numbers(Screen):
                 draw.rectangle((x + 1, 26, x + width - 2, 50), fill=WHITE)
             colour = BLACK if here else WHITE
             text(draw, (x + width // 2, 23), spec.label, 10, WHITE, width - 2, anchor="ms")
-            text(draw, (x + width // 2, 47), str(value), 20, colour, width - 4, anchor="ms")
+            text(draw, (x + width // 2, 47), spec.word(value), 20, colour, width - 4, anchor="ms")
         last = self.at == len(self.numbers) - 1
         text(draw, (2, 62), "select: OK" if last else "select: next", 10)
         spec = self.numbers[self.at]
-        text(draw, (WIDTH - 2, 62), f"{spec.low}-{spec.high}", 10, anchor="rs")
+        span = f"{spec.word(spec.low)}-{spec.word(spec.high)}"
+        text(draw, (WIDTH - 2, 62), span, 10, anchor="rs")
 
     def on(self, intent: Intent, host: Host) -> None:
         spec = self.numbers[self.at]

@@ -1,0 +1,26 @@
+# Two commands do all the set-up on a fresh clone:
+#   make emulator   start the companion in this terminal (no Pi needed)
+#   make test       run the whole test suite
+PYTHON ?= python3
+VENV ?= .venv
+STAMP := $(VENV)/.installed
+
+.PHONY: emulator test window bench-check clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[test,emulator]'
+	touch $(STAMP)
+
+emulator: $(STAMP)
+	$(VENV)/bin/companion run --emulator terminal --state .state
+
+window: $(STAMP)
+	$(VENV)/bin/companion run --emulator pygame --state .state
+
+test: $(STAMP)
+	$(VENV)/bin/python -m pytest
+
+clean:
+	rm -rf $(VENV) .state captures .pytest_cache .hypothesis
