@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: emulator test window bench-check clean
+.PHONY: emulator test window screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,9 @@ window: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest
+
+screenshots: $(STAMP)
+	COMPANION=$(VENV)/bin/companion docs/screenshots.sh
 
 clean:
 	rm -rf $(VENV) .state captures .pytest_cache .hypothesis

@@ -184,7 +184,7 @@ class Page(Screen):
 
     def __init__(self, title: str, body: str) -> None:
         self.title = title
-        self.lines = wrap(body, 11)
+        self.lines = wrap(body, 11, WIDTH - 12)
         self.top = 0
 
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
