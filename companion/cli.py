@@ -13,7 +13,6 @@ import json
 import logging
 import os
 import pathlib
-import queue
 import signal
 import sqlite3
 import sys

@@ -18,8 +18,15 @@ from typing import Any
 from companion.config import Config, ConfigError
 from companion.daemon import Daemon, Stop
 from companion.io.buttons import EMULATOR_PINS, ButtonBank, KeyLogic, pins_for
-from companion.io.display import (NoDisplay, Output, TerminalDisplay, DisplayError, capture_device,
-                                  luma_device, pygame_device)
+from companion.io.display import (
+    DisplayError,
+    NoDisplay,
+    Output,
+    TerminalDisplay,
+    capture_device,
+    luma_device,
+    pygame_device,
+)
 from companion.io.systemd import watchdog_period
 from companion.store import Store
 from companion.ui.app import App

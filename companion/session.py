@@ -167,7 +167,12 @@ class Session:
             return self._recent.pop()[1]
         base = max(k for k in self._checkpoints if k <= head)
         state = self._checkpoints[base]
+        # Keep the last states rebuilt on the way: the next undo presses need them, and
+        # rebuilding from the checkpoint on every press is quadratic in a long walk back.
+        while self._recent and self._recent[-1][0] >= base:
+            self._recent.pop()
         for entry in self.store.entries(self.gid, head, base + 1):
+            self._recent.append((entry.seq - 1, state))
             for text in entry.lines:
                 state = self.game.apply(state, Line.parse(text))
         return state

@@ -90,7 +90,8 @@ class Store:
 
     def pragma(self, name: str) -> str | int:
         """Read one pragma (tests check the durability settings)."""
-        return self.db.execute(f"PRAGMA {name}").fetchone()[0]
+        value: str | int = self.db.execute(f"PRAGMA {name}").fetchone()[0]
+        return value
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:

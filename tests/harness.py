@@ -24,6 +24,7 @@ from companion.io.display import Output
 from companion.store import Store
 from companion.ui.app import App
 from companion.ui.draw import font
+from companion.ui.intents import Intent
 
 
 class CommandLog:
@@ -122,6 +123,11 @@ class Harness:
     def presses(self, *roles: str) -> None:
         for role in roles:
             self.press(role)
+
+    def intent(self, kind: str, value: int = 0) -> None:
+        """An intent with no button (a typed digit, as the keyboard or a reader sends it)."""
+        self.events.put(Intent(kind, value))
+        self.pump()
 
     def long_press(self, role: str = "select") -> None:
         self.press(role, hold=0.8)

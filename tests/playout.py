@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from companion.games.base import Choice, Form, Game, IllegalLine, Line, Prompt, Roll
+from companion.games.base import Choice, Form, Game, Grid, IllegalLine, Line, Prompt, Roll
 
 #: Re-rolls before giving up. A nearly full Leaf-Climbers board may leave one square of 36
 #: for a leaf: 2000 tries miss it with odds of about 1e-25.
@@ -18,6 +18,8 @@ def answer(game: Game[Any], state: Any, ask: Prompt, rng: random.Random) -> Line
     option = rng.choice(pool)
     if isinstance(option, Choice):
         return option.line
+    if isinstance(option, Grid):
+        return rng.choice(option.legal)
     for _ in range(TRIES):
         if isinstance(option, Roll):
             line = option.line(tuple(rng.randint(1, s) for s in option.sides))

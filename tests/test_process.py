@@ -114,3 +114,19 @@ def test_display_flags_luma_refuses_are_a_config_error(tmp_path: pathlib.Path) -
                          timeout=60)
     assert run.returncode == 2
     assert run.stderr.strip().splitlines()[-1].startswith(f"{config}: display.flags: ")
+
+
+def test_it_tells_systemd_it_is_ready_once_the_first_screen_is_up(tmp_path: pathlib.Path) -> None:
+    import socket
+
+    address = str(tmp_path / "notify")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+        sock.bind(address)
+        sock.settimeout(30)
+        env = {**ENV, "NOTIFY_SOCKET": address, "WATCHDOG_USEC": "2000000"}
+        run = subprocess.run([*COMPANION, "run", "--state", str(tmp_path / "state"), "--keys", "down"],
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env,
+                             timeout=60)
+        assert run.returncode == 0, run.stderr
+        messages = [sock.recv(256).decode() for _ in range(2)]
+    assert messages == ["READY=1", "STOPPING=1"]

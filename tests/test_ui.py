@@ -6,6 +6,9 @@ import pathlib
 
 import pytest
 
+from companion.games import game_by_id
+from companion.games.base import Line
+from companion.record import Header
 from companion.session import Session
 from tests.harness import Harness
 
@@ -115,3 +118,19 @@ def test_idle_loop_has_nothing_to_do_until_a_deadline(box: Harness) -> None:
     deadline = box.daemon.deadline()
     assert deadline is not None and deadline - box.now > 50  # sleeps until it is time to dim
     assert box.output.frames_sent == 1  # nothing redrawn while idle
+
+
+def test_typed_faces_the_rules_refuse_get_the_reason_and_change_nothing(tmp_path: pathlib.Path) -> None:
+    box = Harness(tmp_path)
+    session = Session.new(box.store, Header(game_by_id("leaf-climbers"), ("Ann", "Bob")))
+    for text in ("table drop 3", "table leaf 6 6", "table leaf 6 6"):
+        session.play([Line.parse(text)])
+    box.app.open(session.gid)
+    box.press("down")  # Enter faces
+    box.press("select")
+    box.intent("digit", 6)  # column 6, and on to the row
+    box.intent("digit", 6)
+    box.press("select")
+    assert box.shows("c6 r6 already has 2", 11)
+    assert Session(box.store, session.gid).head == 3  # nothing was logged
+    box.close()

@@ -15,7 +15,10 @@ from companion.games.microbot_racers import MicrobotRacers
 from companion.games.penguin_panic import PenguinPanic
 from companion.games.quick_lemmings import QuickLemmings
 
-GAMES: dict[str, Game[Any]] = {game.id: game for game in (MicrobotRacers(), LeafClimbers(), QuickLemmings(), GleebsAndGrues(), PenguinPanic())}
+GAMES: dict[str, Game[Any]] = {
+    game.id: game
+    for game in (MicrobotRacers(), LeafClimbers(), PenguinPanic(), GleebsAndGrues(), QuickLemmings())
+}
 
 
 def game_by_id(game_id: str) -> Game[Any] | None:

@@ -155,7 +155,60 @@ class Form:
         return Line(self.actor, self.verb, self.prefix + words)
 
 
-Answer = Choice | Roll | Form
+@dataclass(frozen=True)
+class Grid:
+    """Squares picked with a cursor on the board picture: a destination, or a stack and where
+    it goes (``steps`` squares make one line).
+
+    Columns and rows count from 1, rows bottom to top. ``spell`` says how a square is written
+    in the record: ``"cr"`` as two numbers ``C R``, ``"alg"`` as ``a1``. ``legal`` are the
+    lines the rules allow now: the screen marks their squares, and a square off that list
+    is still sent to the rules, which refuse it with their reason ("costs 5, you have 3").
+    """
+
+    label: str
+    actor: str
+    verb: str
+    cols: int
+    rows: int
+    legal: tuple[Line, ...]
+    steps: int = 1
+    spell: str = "cr"
+    prefix: tuple[str, ...] = ()
+    start: tuple[int, int] = (1, 1)
+
+    def words(self, square: tuple[int, int]) -> tuple[str, ...]:
+        """A square as record words.
+
+        >>> Grid("", "Ann", "move", 4, 4, (), spell="alg").words((2, 3))
+        ('b3',)
+        """
+        col, row = square
+        if self.spell == "alg":
+            return (f"{'abcdefghij'[col - 1]}{row}",)
+        return (str(col), str(row))
+
+    def line(self, squares: tuple[tuple[int, int], ...]) -> Line:
+        """The record line for the picked squares."""
+        words = tuple(word for square in squares for word in self.words(square))
+        return Line(self.actor, self.verb, self.prefix + words)
+
+    def marked(self, picked: tuple[tuple[int, int], ...]) -> frozenset[tuple[int, int]]:
+        """The squares that can come next after ``picked``, from the legal lines."""
+        size = len(self.words((1, 1)))
+        done = tuple(word for square in picked for word in self.words(square))
+        out = set()
+        for line in self.legal:
+            args = line.args[len(self.prefix):]
+            if args[:len(done)] != done or len(args) < len(done) + size:
+                continue
+            nxt = args[len(done):len(done) + size]
+            out |= {(c, r) for c in range(1, self.cols + 1) for r in range(1, self.rows + 1)
+                    if self.words((c, r)) == nxt}
+        return frozenset(out)
+
+
+Answer = Choice | Roll | Form | Grid
 
 
 @dataclass(frozen=True)

@@ -450,6 +450,7 @@ class GleebsAndGrues(Game[State]):
         if not target:
             self._refuse_walk(board, a)
         eaten = state.eaten
+        landed: tuple[str, ...]
         if len(target) == 1:  # a lone gleeb: eaten, the grue stands there and stays free
             eaten, landed = eaten + target, (grue,)
         else:  # empty (a walk) or a stack of two or more (pinned for good)

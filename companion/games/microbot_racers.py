@@ -274,15 +274,15 @@ class MicrobotRacers(Game[State]):
                           claims, "pick")
         seat = state.to_act
         robot = state.robots[seat]
-        answers = []
+        doable: list[Choice] = []
         for action in dict.fromkeys(robot.left):
             if can_do(robot, action):
                 hint = f"{chance(robot.health - 2)} to land" if kind(action) == "jump" else ""
-                answers.append(Choice(action, Line(names[seat], "do", (action,)), hint))
+                doable.append(Choice(action, Line(names[seat], "do", (action,)), hint))
                 if action == "repair":
-                    answers.append(Choice("repair at pit", Line(names[seat], "do", ("repair", "pit")),
-                                          "full health"))
-        return Prompt(names[seat], f"{names[seat]}: do an action", tuple(answers), extras, "do")
+                    doable.append(Choice("repair at pit", Line(names[seat], "do", ("repair", "pit")),
+                                         "full health"))
+        return Prompt(names[seat], f"{names[seat]}: do an action", tuple(doable), extras, "do")
 
     # --- helpers that read the state ---
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from companion.games.base import (
+    RESERVED_NAMES,
     TABLE,
     BadArguments,
     Choice,
@@ -34,7 +35,6 @@ from companion.games.base import (
     NotYourTurn,
     OptionSpec,
     Prompt,
-    RESERVED_NAMES,
     Roll,
     UnknownVerb,
     expect_args,
@@ -395,9 +395,9 @@ class PenguinPanic(Game[State]):
         penalty = PENALTY[state.spaces[turn.seat]]
         linked = Field("L linked", 1, min(PER_COLOUR, state.board + 1))
         coloured = Field("G coloured", 0, min(CIRCLES, state.board + 1))
-        answers = tuple(Form(f"circle {k}", name, "place", (linked, coloured), (str(k),))
-                        for k in self._circles(state, turn))
-        return Prompt(name, f"{name}: place (L-G-{penalty})", answers, extras, "place")
+        places = tuple(Form(f"circle {k}", name, "place", (linked, coloured), (str(k),))
+                       for k in self._circles(state, turn))
+        return Prompt(name, f"{name}: place (L-G-{penalty})", places, extras, "place")
 
     # --- helpers that read the state ---
 

@@ -10,8 +10,8 @@ import datetime
 import pathlib
 import random
 from collections.abc import Callable
-from functools import partial
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from PIL import Image, ImageDraw

@@ -14,13 +14,13 @@ WIDTH, HEIGHT = 128, 64
 WHITE, BLACK = 1, 0
 HEADER = 14  # rows of the top bar: 12 px type with room for descenders
 
-Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
-
-
 @cache
-def font(size: int) -> Font:
+def font(size: int) -> ImageFont.FreeTypeFont:
     """Pillow's bundled scalable font: no font file needed on the Pi."""
-    return ImageFont.load_default(size=size)
+    face = ImageFont.load_default(size=size)
+    if not isinstance(face, ImageFont.FreeTypeFont):  # Pillow before 10.1: a bitmap font
+        raise RuntimeError("Pillow 10.1 or later is needed for its scalable font")
+    return face
 
 
 def blank() -> Image.Image:

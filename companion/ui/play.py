@@ -15,10 +15,12 @@ from typing import Any
 from PIL import ImageDraw
 
 from companion.dice import FAIR, device_roll
-from companion.games.base import Answer, Choice, Field, Form, IllegalLine, Line, Roll
+from companion.games.base import Answer, Choice, Field, Form, Grid, IllegalLine, Line, Roll
 from companion.session import Session
+from companion.ui.board import BoardScreen
 from companion.ui.draw import BLACK, HEADER, HEIGHT, WHITE, WIDTH, arrows, header, label_and_hint, text
-from companion.ui.figures import corner, panel
+from companion.ui.figures import corner
+from companion.ui.games import painter, panel
 from companion.ui.intents import Intent
 from companion.ui.widgets import Host, Item, Menu, Numbers, Page, Screen, confirm
 
@@ -84,6 +86,8 @@ class PlayScreen(Screen):
             out.append(Item(f"{mark}Roll for me", lambda: self.roll(answer), answer.chance))
             out.append(Item(f"{mark}Enter faces", lambda: self.enter_faces(answer), answer.chance))
             return out
+        if isinstance(answer, Grid):
+            return [Item(mark + answer.label, lambda: self.pick_squares(answer), "on the board")]
         return [Item(mark + answer.label, lambda: self.fill_form(answer))]
 
     # --- actions, each committed before the screen changes ---
@@ -124,6 +128,17 @@ class PlayScreen(Screen):
 
     def fill_form(self, form: Form) -> None:
         self.host.push(Numbers(form.label, form.fields, lambda values: self.play([form.line(values)])))
+
+    def pick_squares(self, grid: Grid) -> None:
+        ask = self.session.prompt()
+        self.host.push(BoardScreen(grid, painter(self.session.game.id), self.session.summary,
+                                   self.refusal_of, ask.question if ask else grid.label))
+
+    def refusal_of(self, line: Line) -> str:
+        """Play a line; "" when it was logged, else the reason it was refused."""
+        self.play([line])
+        refusal, self.message = self.message, ""
+        return refusal
 
     def undo(self) -> None:
         entry = self.session.head

@@ -13,9 +13,7 @@ from typing import Protocol
 from PIL import ImageDraw
 
 from companion.games.base import Field
-
-from companion.ui.draw import (BLACK, HEADER, HEIGHT, WHITE, WIDTH, arrows, header, label_and_hint,
-                               text, wrap)
+from companion.ui.draw import BLACK, HEADER, HEIGHT, WHITE, WIDTH, arrows, header, label_and_hint, text, wrap
 from companion.ui.intents import Intent
 
 

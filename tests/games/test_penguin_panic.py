@@ -38,7 +38,7 @@ from companion.games.penguin_panic import (
     parse_colours,
     set_score,
 )
-from companion.record import replay_text, summary
+from tests.games.records import Records
 from tests.playout import playout
 
 GAME = PenguinPanic()
@@ -57,29 +57,14 @@ WILD = ("table line", "Ann ability 7", "Bob ability 1", "Cat ability 6",
         "Bob bribe 1", "Cat bribe 2", "Ann bribe 3")
 
 
-def record(*lines: str, players: str = "Ann Bob", options: tuple[str, ...] = ()) -> str:
-    """A record's text: the header, then the action lines."""
-    head = ["game penguin-panic", f"players {players}", *(f"option {o}" for o in options)]
-    return "\n".join([*head, *lines]) + "\n"
-
-
-def replay(*lines: str, **header: Any) -> dict[str, Any]:
-    """The summary the record replays to."""
-    return summary(replay_text(record(*lines, **header)))
+BOOK = Records("penguin-panic")
+record, replay, refused = BOOK.record, BOOK.replay, BOOK.refused
 
 
 def state_after(*lines: str, **header: Any) -> State:
     """The state the record replays to."""
-    state: State = replay_text(record(*lines, **header)).state
+    state: State = BOOK.state_after(*lines, **header)
     return state
-
-
-def refused(error: type[Exception], *lines: str, **header: Any) -> None:
-    """The record's last line is refused with ``error``."""
-    *before, last = lines
-    state = state_after(*before, **header)
-    with pytest.raises(error):
-        GAME.apply(state, Line.parse(last))
 
 
 def placements(order: tuple[str, ...], count: int, dice: dict[str, int] | None = None) -> list[str]:

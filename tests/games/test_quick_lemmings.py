@@ -22,35 +22,21 @@ from companion.games.quick_lemmings import (
     TooManyDiscards,
     deal_sizes,
 )
-from companion.record import RecordError, replay_text, summary
+from companion.record import RecordError, replay_text
+from tests.games.records import Records
 
 GAME = QuickLemmings()
 NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
 
 
-def record(*lines: str, players: str = "Ann Bob", options: tuple[str, ...] = ()) -> str:
-    """A record's text: the header, then the action lines."""
-    head = ["game quick-lemmings", f"players {players}", *(f"option {o}" for o in options)]
-    return "\n".join([*head, *lines]) + "\n"
-
-
-def replay(*lines: str, **header: Any) -> dict[str, Any]:
-    """The summary the record replays to."""
-    return summary(replay_text(record(*lines, **header)))
+BOOK = Records("quick-lemmings")
+record, replay, refused = BOOK.record, BOOK.replay, BOOK.refused
 
 
 def state_after(*lines: str, **header: Any) -> State:
     """The state the record replays to."""
-    state: State = replay_text(record(*lines, **header)).state
+    state: State = BOOK.state_after(*lines, **header)
     return state
-
-
-def refused(error: type[Exception], *lines: str, **header: Any) -> None:
-    """The record's last line is refused with ``error``."""
-    *before, last = lines
-    state = state_after(*before, **header)
-    with pytest.raises(error):
-        GAME.apply(state, Line.parse(last))
 
 
 def drain(*lines: str, **header: Any) -> list[str]:

@@ -1,0 +1,123 @@
+"""The board cursor: pick squares on a picture of the board to answer a Grid prompt.
+
+The left of the screen is the board, drawn by the game's painter (or a plain grid); the
+right says whose turn it is, names the square under the cursor and carries the message.
+Arrow keys move the cursor; up and down also walk on to the next column at the edge, so a
+three-button build reaches every square.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from PIL import ImageDraw
+
+from companion.games.base import Grid, Line
+from companion.ui.draw import BLACK, HEIGHT, WHITE, WIDTH, text, wrap
+from companion.ui.intents import Intent
+from companion.ui.widgets import Host, Screen
+
+Square = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """What a painter needs: the summary, where to draw, and the cursor's marks."""
+
+    summary: dict[str, Any]
+    box: tuple[int, int, int, int]
+    cursor: Square
+    marked: frozenset[Square]
+    picked: tuple[Square, ...]
+
+
+Painter = Callable[[ImageDraw.ImageDraw, BoardView, Grid], None]
+
+
+def cell_box(view: BoardView, grid: Grid, square: Square) -> tuple[int, int, int, int]:
+    """The pixel box of a square (row 1 at the bottom)."""
+    x0, y0, x1, y1 = view.box
+    size = min((x1 - x0 + 1) // grid.cols, (y1 - y0 + 1) // grid.rows)
+    col, row = square
+    left = x0 + (col - 1) * size
+    top = y0 + (grid.rows - row) * size
+    return left, top, left + size - 1, top + size - 1
+
+
+def plain_board(draw: ImageDraw.ImageDraw, view: BoardView, grid: Grid) -> None:
+    """A grid of squares: marked ones dotted, picked ones crossed, the cursor inverted."""
+    for col in range(1, grid.cols + 1):
+        for row in range(1, grid.rows + 1):
+            box = cell_box(view, grid, (col, row))
+            here = (col, row) == view.cursor
+            draw.rectangle(box, outline=WHITE, fill=WHITE if here else BLACK)
+            ink = BLACK if here else WHITE
+            cx, cy = (box[0] + box[2]) // 2, (box[1] + box[3]) // 2
+            if (col, row) in view.picked:
+                draw.line((box[0] + 2, box[1] + 2, box[2] - 2, box[3] - 2), fill=ink)
+                draw.line((box[0] + 2, box[3] - 2, box[2] - 2, box[1] + 2), fill=ink)
+            elif (col, row) in view.marked:
+                draw.rectangle((cx - 1, cy - 1, cx + 1, cy + 1), fill=ink)
+
+
+class BoardScreen(Screen):
+    """Pick ``grid.steps`` squares, then hand the line over to be played."""
+
+    def __init__(self, grid: Grid, painter: Painter, summary: Callable[[], dict[str, Any]],
+                 done: Callable[[Line], str], question: str) -> None:
+        """``done`` plays the line and answers "" or the rules' reason for refusing it."""
+        self.grid = grid
+        self.painter = painter
+        self.summary = summary
+        self.done = done
+        self.question = question
+        self.cursor: Square = grid.start
+        self.picked: tuple[Square, ...] = ()
+
+    def draw(self, draw: ImageDraw.ImageDraw) -> None:
+        size = min(HEIGHT // self.grid.rows, 64 // self.grid.cols)
+        box = (0, 0, size * self.grid.cols - 1, size * self.grid.rows - 1)
+        view = BoardView(self.summary(), box, self.cursor, self.grid.marked(self.picked), self.picked)
+        self.painter(draw, view, self.grid)
+        left = box[2] + 3
+        width = WIDTH - left
+        text(draw, (left, 10), self.grid.actor, 12, width=width)
+        text(draw, (left, 23), " ".join(self.grid.words(self.cursor)), 12, width=width)
+        body = self.message or self.question
+        for row, line in enumerate(wrap(body, 10, width - 2)[:3]):
+            text(draw, (left, 36 + row * 11), line, 10, width=width)
+        if self.message:
+            draw.line((left, 26, WIDTH - 1, 26), fill=WHITE)
+
+    def on(self, intent: Intent, host: Host) -> None:
+        kind = intent.kind
+        if kind in ("up", "down", "left", "right"):
+            self.cursor = self._moved(kind)
+        elif kind == "select":
+            self.picked += (self.cursor,)
+            if len(self.picked) == self.grid.steps:
+                picked, self.picked = self.picked, ()
+                refusal = self.done(self.grid.line(picked))
+                if refusal:
+                    self.message = refusal
+                else:
+                    host.pop()
+        elif kind in ("back", "context"):
+            if self.picked:
+                self.picked = self.picked[:-1]
+            else:
+                host.pop()
+
+    def _moved(self, kind: str) -> Square:
+        cols, rows = self.grid.cols, self.grid.rows
+        col, row = self.cursor
+        if kind == "left":
+            return (cols if col == 1 else col - 1, row)
+        if kind == "right":
+            return (1 if col == cols else col + 1, row)
+        # Reading order, so that up/down alone reach every square.
+        index = (col - 1) * rows + (row - 1) + (1 if kind == "up" else -1)
+        index %= cols * rows
+        return (index // rows + 1, index % rows + 1)

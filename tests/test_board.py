@@ -1,0 +1,83 @@
+"""The board cursor: movement, marks, and refusals that keep the player on the board."""
+
+from __future__ import annotations
+
+from PIL import ImageDraw
+
+from companion.games.base import Grid, Line
+from companion.ui.board import BoardScreen, plain_board
+from companion.ui.draw import blank
+from companion.ui.intents import Intent
+
+LEGAL = (Line("Ann", "move", ("a1", "a2")), Line("Ann", "move", ("a1", "b1")),
+         Line("Ann", "move", ("c3", "c4")))
+GRID = Grid("Move a stack", "Ann", "move", 4, 4, LEGAL, steps=2, spell="alg")
+
+
+class Host:
+    def __init__(self) -> None:
+        self.popped = 0
+
+    def push(self, screen: object) -> None:
+        pass
+
+    def pop(self) -> None:
+        self.popped += 1
+
+    def toast(self, message: str) -> None:
+        pass
+
+
+def screen(done: list[Line], refuse: str = "") -> BoardScreen:
+    def play(line: Line) -> str:
+        done.append(line)
+        return refuse
+    return BoardScreen(GRID, plain_board, lambda: {}, play, "Move a stack")
+
+
+def test_marks_show_where_a_legal_line_can_start_then_where_it_can_go() -> None:
+    assert GRID.marked(()) == {(1, 1), (3, 3)}
+    assert GRID.marked(((1, 1),)) == {(1, 2), (2, 1)}
+
+
+def test_up_and_down_alone_reach_every_square() -> None:
+    board = screen([])
+    seen = set()
+    for _ in range(16):
+        seen.add(board.cursor)
+        board.on(Intent("up"), Host())
+    assert len(seen) == 16 and board.cursor == (1, 1)
+    board.on(Intent("down"), Host())
+    assert board.cursor == (4, 4)
+
+
+def test_two_picks_make_the_line_and_close_the_board() -> None:
+    done: list[Line] = []
+    board, host = screen(done), Host()
+    board.on(Intent("select"), host)  # a1
+    board.on(Intent("up"), host)
+    board.on(Intent("select"), host)  # a2
+    assert done == [Line("Ann", "move", ("a1", "a2"))] and host.popped == 1
+
+
+def test_a_refused_square_keeps_the_board_open_with_the_reason() -> None:
+    done: list[Line] = []
+    board, host = screen(done, refuse="b2 holds no stack you control"), Host()
+    board.on(Intent("right"), host)
+    board.on(Intent("up"), host)
+    board.on(Intent("select"), host)
+    board.on(Intent("select"), host)
+    assert host.popped == 0
+    assert board.message == "b2 holds no stack you control"
+    image = blank()
+    board.draw(ImageDraw.Draw(image))
+    assert image.getbbox() is not None
+
+
+def test_back_takes_back_the_first_pick_before_leaving() -> None:
+    board, host = screen([]), Host()
+    board.on(Intent("select"), host)
+    board.on(Intent("back"), host)
+    assert board.picked == () and host.popped == 0
+    board.on(Intent("back"), host)
+    assert host.popped == 1

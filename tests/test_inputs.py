@@ -1,0 +1,105 @@
+"""Buttons, the encoder and the key logic: presses become the right intents, once."""
+
+from __future__ import annotations
+
+import queue
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
+
+from companion.io.buttons import PRESETS, ButtonBank, Edge, KeyLogic, pins_for
+from companion.ui.intents import Intent
+
+
+@pytest.fixture(autouse=True)
+def mock_pins() -> None:
+    Device.pin_factory = MockFactory()
+
+
+def settle(keys: KeyLogic, edges: list[Edge], until: float) -> list[str]:
+    """Feed edges in time order, asking for due intents along the way."""
+    out: list[str] = []
+    for edge in edges:
+        out += [i.kind for i in keys.due(edge.at)]
+        keys.feed(edge)
+    out += [i.kind for i in keys.due(until)]
+    return out
+
+
+def test_a_press_counts_once_it_has_held_for_the_debounce_time() -> None:
+    keys = KeyLogic(debounce=0.02, long_press=0.6)
+    assert settle(keys, [Edge("down", True, 0.0)], 0.019) == []
+    assert [i.kind for i in keys.due(0.021)] == ["down"]
+
+
+def test_contact_bounce_is_one_press() -> None:
+    keys = KeyLogic(debounce=0.02)
+    edges = [Edge("up", pressed, t / 1000) for t, pressed in
+             ((0, True), (3, False), (5, True), (8, False), (10, True))]
+    assert settle(keys, edges + [Edge("up", False, 0.2)], 0.3) == ["up"]
+
+
+def test_a_glitch_shorter_than_the_debounce_is_ignored() -> None:
+    keys = KeyLogic(debounce=0.02)
+    assert settle(keys, [Edge("up", True, 0.0), Edge("up", False, 0.005)], 1.0) == []
+
+
+def test_select_acts_on_release_and_a_long_press_opens_the_menu_only() -> None:
+    keys = KeyLogic(debounce=0.02, long_press=0.6)
+    assert settle(keys, [Edge("select", True, 0.0), Edge("select", False, 0.2)], 0.3) == ["select"]
+    held = settle(keys, [Edge("select", True, 1.0), Edge("select", False, 2.0)], 2.1)
+    assert held == ["context"]
+
+
+def test_the_long_press_fires_while_still_held() -> None:
+    keys = KeyLogic(debounce=0.02, long_press=0.6)
+    keys.feed(Edge("select", True, 0.0))
+    keys.due(0.03)
+    assert keys.deadline() == pytest.approx(0.62)
+    assert [i.kind for i in keys.due(0.63)] == ["context"]
+
+
+def test_buttons_only_enqueue_edges_for_their_role() -> None:
+    events: queue.Queue[object] = queue.Queue()
+    bank = ButtonBank(PRESETS["adafruit-bonnet"], events, clock=lambda: 5.0)
+    Device.pin_factory.pin(22).drive_low()
+    Device.pin_factory.pin(22).drive_high()
+    assert events.get_nowait() == Edge("down", True, 5.0)
+    assert events.get_nowait() == Edge("down", False, 5.0)
+    bank.close()
+
+
+def test_custom_pins_override_the_preset() -> None:
+    pins = pins_for("minimal", {"select": 4, "roll": 26})
+    assert pins == {"up": 17, "down": 27, "select": 4, "roll": 26}
+
+
+def turn(events: queue.Queue[object], steps: tuple[tuple[int, int], ...]) -> list[object]:
+    """Drive the encoder's A (pin 5) and B (pin 6) through quadrature steps."""
+    a, b = Device.pin_factory.pin(5), Device.pin_factory.pin(6)
+    for level_a, level_b in steps:
+        a.drive_high() if level_a else a.drive_low()
+        b.drive_high() if level_b else b.drive_low()
+    out = []
+    while not events.empty():
+        out.append(events.get_nowait())
+    return out
+
+
+def test_the_encoder_turns_down_clockwise_up_anticlockwise_and_pushes_select() -> None:
+    events: queue.Queue[object] = queue.Queue()
+    bank = ButtonBank({"select": 22}, events, encoder=(5, 6, 13), clock=lambda: 1.0)
+    assert turn(events, ((0, 1), (0, 0), (1, 0), (1, 1))) == [Intent("down")]
+    assert turn(events, ((1, 0), (0, 0), (0, 1), (1, 1))) == [Intent("up")]
+    Device.pin_factory.pin(13).drive_low()
+    assert events.get_nowait() == Edge("select", True, 1.0)
+    Device.pin_factory.pin(22).drive_low()  # the select button still works beside the push
+    assert events.get_nowait() == Edge("select", True, 1.0)
+    bank.close()
+
+
+def test_every_preset_names_only_known_roles() -> None:
+    for preset, pins in PRESETS.items():
+        assert set(pins) <= {"up", "down", "left", "right", "select", "back", "context", "roll"}, preset
+        assert preset == "custom" or "select" in pins
