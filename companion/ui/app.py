@@ -18,7 +18,7 @@ from PIL import Image, ImageDraw
 
 from companion.config import Config, save_settings
 from companion.dice import FAIR
-from companion.games import GAMES
+from companion.games import GAMES, TITLES
 from companion.record import Header
 from companion.session import Session
 from companion.store import GameRow, Store
@@ -142,7 +142,7 @@ class App:
                 Item(topic.capitalize() or "Overview", partial(self.push, Page(game.title, body)))
                 for topic, body in game.pages.items()
             ]))
-        self.push(Menu("Rules", [Item(g.title, partial(pages, g.id)) for g in GAMES.values()]))
+        self.push(Menu("Rules", [Item(title, partial(pages, game_id)) for game_id, title in TITLES.items()]))
 
     def settings(self) -> None:
         def cycle(key: str, choices: tuple[float, ...]) -> Callable[[], None]:
@@ -174,14 +174,16 @@ class App:
     # --- new game: game, player count, names, options, seats ---
 
     def new_game(self) -> None:
-        self.push(Menu("New game", [Item(g.title, partial(NewGame(self, g.id).count))
-                                    for g in GAMES.values()]))
+        def setup(game_id: str) -> None:
+            NewGame(self, game_id).count()
+
+        self.push(Menu("New game", [Item(title, partial(setup, game_id))
+                                    for game_id, title in TITLES.items()]))
 
 
 def title_of(row: GameRow) -> str:
     """A stored game's title."""
-    game = GAMES.get(row.game)
-    return game.title if game else row.game
+    return TITLES.get(row.game, row.game)
 
 
 class NewGame:
