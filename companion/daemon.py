@@ -133,4 +133,6 @@ class Daemon:
             times.append(self.started + (self.shift_step(self.clock()) + 1) * SHIFT_PERIOD)
         if self.watchdog is not None:
             times.append(self.last_watchdog + self.watchdog)
+        if self.output.retry_at is not None:
+            times.append(self.output.retry_at)
         return min(times) if times else None

@@ -12,7 +12,9 @@ import pathlib
 import queue
 import sys
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
+from functools import partial
 from typing import Any
 
 from companion.config import Config, ConfigError
@@ -24,7 +26,7 @@ from companion.io.display import (
     Output,
     TerminalDisplay,
     capture_device,
-    luma_device,
+    luma_opener,
     pygame_device,
 )
 from companion.io.systemd import watchdog_period
@@ -35,32 +37,29 @@ from companion.ui.intents import KINDS, Intent
 log = logging.getLogger(__name__)
 
 
-def choose_display(config: Config, args: argparse.Namespace) -> tuple[Any, bool]:
-    """The display device, and whether the keyboard drives the emulator's buttons."""
+def choose_display(config: Config, args: argparse.Namespace) -> tuple[Callable[[], Any], bool]:
+    """How to open the display, and whether the keyboard drives the emulator's buttons."""
     mode = args.emulator
     interactive = sys.stdin.isatty()
     if mode == "capture":
         pathlib.Path(args.capture_dir).mkdir(parents=True, exist_ok=True)
-        return capture_device(args.capture_dir), interactive
+        return partial(capture_device, args.capture_dir), interactive
     if mode == "pygame":
-        return pygame_device(), interactive
+        return pygame_device, interactive
     if mode == "terminal":
-        return TerminalDisplay(), interactive
+        return TerminalDisplay, interactive
     if mode == "none":
-        return NoDisplay(), False
+        return NoDisplay, False
     flags = args.display or config.display
     if flags:
         try:
-            return luma_device(flags), False
+            return luma_opener(flags), False
         except DisplayError as err:
-            if "refused" in str(err) or "knows no display" in str(err):
-                raise ConfigError(config.source, "display.flags", str(err)) from None
-            log.error("%s: running without a screen", err)
-            return NoDisplay(), False
+            raise ConfigError(config.source, "display.flags", str(err)) from None
     if interactive and sys.stdout.isatty():
-        return TerminalDisplay(), True
+        return TerminalDisplay, True
     log.warning("no display configured and no terminal: running headless (no screen attached)")
-    return NoDisplay(), False
+    return NoDisplay, False
 
 
 def start_buttons(config: Config, events: queue.Queue[object], emulated: bool) -> ButtonBank | None:
@@ -127,7 +126,7 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
         note: str = "") -> int:
     """Run until stopped; the exit status."""
     events: queue.Queue[object] = queue.Queue()
-    device, keyboard_drives = choose_display(config, args)
+    opener, keyboard_drives = choose_display(config, args)
     with ExitStack() as stack:
         store = Store(store_file)
         stack.callback(store.close)
@@ -148,12 +147,12 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
                 keyboard = Keyboard(sys.stdin.fileno(), events, press_pin)
                 keyboard.start()
                 stack.callback(keyboard.close)
-                if isinstance(device, TerminalDisplay):
+                if opener is TerminalDisplay:
                     log_to_file(directory / "companion.log")
                     sys.stdout.write("\x1b[2J")
-        stack.callback(device.cleanup)
+        output = Output(opener, config.screen.shift)
+        stack.callback(output.close)
         keys = KeyLogic(config.buttons.debounce, config.buttons.long_press)
-        daemon = Daemon(app, Output(device, config.screen.shift), events, keys,
-                        watchdog=watchdog_period())
+        daemon = Daemon(app, output, events, keys, watchdog=watchdog_period())
         daemon.run()
     return 0

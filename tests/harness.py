@@ -69,7 +69,7 @@ class Harness:
         self.device = dummy(width=128, height=64, mode="1", serial_interface=self.serial)
         self.store = Store(str(directory / store_file))
         self.app = App(self.store, Config(), directory, rng=random.Random(seed))
-        self.output = Output(self.device, shift=False)
+        self.output = Output(lambda: self.device, shift=False, clock=lambda: self.now)
         self.daemon = Daemon(self.app, self.output, self.events, KeyLogic(0.02, 0.6),
                              clock=lambda: self.now)
         self.daemon.refresh()

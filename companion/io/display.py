@@ -10,6 +10,8 @@ import logging
 import shlex
 import shutil
 import sys
+import time
+from collections.abc import Callable
 from typing import Any, Protocol, TextIO
 
 from PIL import Image
@@ -17,6 +19,7 @@ from PIL import Image
 log = logging.getLogger(__name__)
 
 BRIGHT, DIM = 0xCF, 0x08
+RETRY_FIRST, RETRY_LONGEST = 1.0, 30.0  # seconds between attempts to reopen a lost display
 #: Burn-in care: the picture moves through these offsets, one step per period.
 SHIFTS = ((0, 0), (1, 0), (1, 1), (0, 1))
 
@@ -37,25 +40,32 @@ class DisplayError(Exception):
     """Display flags that luma refuses, or a device that cannot be opened."""
 
 
-def luma_device(flags: str) -> Any:
-    """A luma device from ``--display ... --interface ...`` flags, parsed by luma itself."""
-    from luma.core import cmdline, error  # luma.core is heavy; only a real display needs it
+def luma_opener(flags: str) -> Callable[[], Any]:
+    """Check ``--display ... --interface ...`` flags with luma's own parser now; the returned
+    function opens the device (and may be called again after the panel went away).
+
+    SSD1306 and SH1106 panels get the changed-pages path of :mod:`companion.io.pages`.
+    """
+    from luma.core import cmdline  # luma.core is heavy; only a real display needs it
 
     parser = cmdline.create_parser(description="companion display")
     try:
         args = parser.parse_args(shlex.split(flags))
     except SystemExit:
         raise DisplayError(f"luma refused the display flags {flags!r}") from None
-    try:
+    if args.display not in sum(cmdline.get_display_types().values(), []):
+        raise DisplayError(f"luma knows no display {args.display!r}")
+
+    def open_device() -> Any:
+        from companion.io.pages import paged
+
         device = cmdline.create_device(args)
-    except (error.Error, OSError, ImportError) as err:
-        raise DisplayError(f"cannot open the display ({flags}): {err}") from None
-    if device is None:
-        raise DisplayError(f"luma knows no display in {flags!r}")
-    # Keep the last picture on the glass when the process stops (luma's atexit hook
-    # would otherwise clear it).
-    device.persist = True
-    return device
+        # Keep the last picture on the glass when the process stops (luma's atexit hook
+        # would otherwise clear it).
+        device.persist = True
+        return paged(device)
+
+    return open_device
 
 
 def capture_device(directory: str) -> Any:
@@ -173,15 +183,25 @@ class NoDisplay:
 
 
 class Output:
-    """Frames to a device: unchanged frames skipped, shifted over time, dimmed and blanked."""
+    """Frames to a device: unchanged frames skipped, shifted over time, dimmed and blanked.
 
-    def __init__(self, device: Device, shift: bool = True) -> None:
-        self.device = device
+    A display that fails (a loose cable, a panel that is not there yet) never stops the
+    game: the failure is logged once, the device is reopened with growing pauses, and the
+    current frame is sent in full when it answers again.
+    """
+
+    def __init__(self, opener: Callable[[], Device], shift: bool = True,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.opener = opener
         self.shift = shift
-        self.offset = (0, 0)
+        self.clock = clock
+        self.device: Device | None = None
         self.last: bytes | None = None
         self.level = "bright"
         self.frames_sent = 0
+        self.retry_at: float | None = None
+        self.pause = RETRY_FIRST
+        self._open()
 
     def show(self, image: Image.Image, step: int = 0) -> bool:
         """Send the frame unless the glass already shows it; whether anything was sent."""
@@ -193,8 +213,15 @@ class Output:
         raw = image.tobytes()
         if raw == self.last:
             return False
+        if self.device is None and not self._reopen_due():
+            return False
+        assert self.device is not None
+        try:
+            self.device.display(image if self.device.mode == "1" else image.convert(self.device.mode))
+        except Exception as err:  # any driver or bus error: keep the game going
+            self._lost(err)
+            return False
         self.last = raw
-        self.device.display(image if self.device.mode == "1" else image.convert(self.device.mode))
         self.frames_sent += 1
         return True
 
@@ -202,10 +229,58 @@ class Output:
         """``bright``, ``dim`` or ``blank``."""
         if level == self.level:
             return
-        if level == "blank":
+        previous, self.level = self.level, level
+        if self.device is None:
+            return
+        try:
+            self._apply_level(previous)
+        except Exception as err:
+            self._lost(err)
+
+    def _apply_level(self, previous: str) -> None:
+        assert self.device is not None
+        if self.level == "blank":
             self.device.hide()
-        else:
-            if self.level == "blank":
-                self.device.show()
-            self.device.contrast(DIM if level == "dim" else BRIGHT)
-        self.level = level
+            return
+        if previous == "blank":
+            self.device.show()
+        self.device.contrast(DIM if self.level == "dim" else BRIGHT)
+
+    def _open(self) -> bool:
+        try:
+            self.device = self.opener()
+        except Exception as err:
+            self._lost(err)
+            return False
+        if self.retry_at is not None:
+            log.info("display answering again")
+        self.retry_at, self.pause, self.last = None, RETRY_FIRST, None
+        if self.level != "bright":  # a panel that comes back starts bright and shown
+            try:
+                self._apply_level("bright")
+            except Exception as err:
+                self._lost(err)
+                return False
+        return True
+
+    def _reopen_due(self) -> bool:
+        if self.retry_at is not None and self.clock() < self.retry_at:
+            return False
+        return self._open()
+
+    def _lost(self, err: Exception) -> None:
+        if self.retry_at is None:
+            log.error("display not answering (%s): carrying on without it, retrying", err)
+        if self.device is not None:
+            try:
+                self.device.cleanup()
+            except Exception:  # the device is already gone; nothing more to release
+                pass
+        self.device, self.last = None, None
+        self.retry_at = self.clock() + self.pause
+        self.pause = min(self.pause * 2, RETRY_LONGEST)
+
+    def close(self) -> None:
+        """Release the device at shutdown."""
+        if self.device is not None:
+            self.device.cleanup()

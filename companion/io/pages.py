@@ -1,0 +1,151 @@
+"""Send only what changed to an SSD1306 or SH1106 panel.
+
+luma.oled's drivers for these two controllers send the whole frame (about 1 KB) on every
+``display()`` call; on the Pi's default 100 kHz I2C bus that is about 93 ms per press, the
+slowest part of the box. Both controllers keep the picture in their own memory, in 8 pages
+of 8 pixel rows, and take writes to any page and column span. So this wrapper keeps a copy
+of what the controller holds and, for each new frame, sends only the changed spans, with
+the addressing commands each needs, through the luma device's own serial interface (so I2C
+and SPI both work). Where luma is enough (contrast, hide/show, clean-up, rotation) it is
+used as it is.
+
+>>> import PIL.Image
+>>> rows = page_bytes(PIL.Image.new("1", (128, 64), 1))
+>>> len(rows), len(rows[0]), rows[0][:2]
+(8, 128, b'\\xff\\xff')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from PIL import Image
+
+PAGES, COLUMNS = 8, 128
+SSD1306_WINDOW = 6  # command bytes to set a column and a page window
+SH1106_PAGE = 3  # command bytes to set a page and a start column
+SH1106_COLUMN_OFFSET = 2  # the SH1106 has 132 columns of memory; the glass shows 2..129
+
+
+def page_bytes(image: Image.Image) -> list[bytes]:
+    """A 128x64 1-bit image as 8 pages of 128 bytes, bit 0 the top row of each page.
+
+    Transposing puts each screen column in a row of 8 bytes, most significant bit first;
+    flipping it left to right makes bit 0 the top pixel and reverses the page order, which
+    the stride ``7 - page`` undoes.
+    """
+    raw = image.convert("1").transpose(Image.Transpose.TRANSPOSE).transpose(
+        Image.Transpose.FLIP_LEFT_RIGHT).tobytes()
+    return [raw[PAGES - 1 - page::PAGES] for page in range(PAGES)]
+
+
+@dataclass(frozen=True)
+class Span:
+    """Changed columns ``first..last`` (inclusive) of one page."""
+
+    page: int
+    first: int
+    last: int
+
+
+def changed_spans(old: list[bytes] | None, new: list[bytes]) -> list[Span]:
+    """Per page, the smallest column span that covers every changed byte."""
+    spans = []
+    for page, row in enumerate(new):
+        before = old[page] if old is not None else None
+        if before == row:
+            continue
+        if before is None:
+            spans.append(Span(page, 0, COLUMNS - 1))
+            continue
+        diff = [x for x in range(COLUMNS) if before[x] != row[x]]
+        spans.append(Span(page, diff[0], diff[-1]))
+    return spans
+
+
+def ssd1306_cost(spans: list[Span]) -> tuple[int, int]:
+    """Bytes to send spans one by one, and as one rectangle covering them all."""
+    each = sum(SSD1306_WINDOW + s.last - s.first + 1 for s in spans)
+    pages = spans[-1].page - spans[0].page + 1
+    width = max(s.last for s in spans) - min(s.first for s in spans) + 1
+    return each, SSD1306_WINDOW + pages * width
+
+
+class PagedDisplay:
+    """A luma ssd1306 or sh1106 device whose ``display()`` sends only what changed."""
+
+    def __init__(self, device: Any, controller: str) -> None:
+        if controller not in ("ssd1306", "sh1106"):
+            raise ValueError(f"no page-diff path for {controller}")
+        self.device = device
+        self.controller = controller
+        self.mode = device.mode
+        self.size = device.size
+        # What the controller's memory holds, as far as we know; None: unknown, send all.
+        self.shadow: list[bytes] | None = None
+
+    def display(self, image: Image.Image) -> None:
+        pages = page_bytes(self.device.preprocess(image))
+        spans = changed_spans(self.shadow, pages)
+        if spans:
+            # Until the writes have all gone through, the controller's memory is unknown:
+            # an I/O error half-way must lead to a full redraw next time.
+            self.shadow = None
+            if self.controller == "ssd1306":
+                self._send_ssd1306(pages, spans)
+            else:
+                self._send_sh1106(pages, spans)
+        self.shadow = pages
+
+    def forget(self) -> None:
+        """The panel lost its memory (power, reset): the next frame goes out whole."""
+        self.shadow = None
+
+    def _send_ssd1306(self, pages: list[bytes], spans: list[Span]) -> None:
+        each, rectangle = ssd1306_cost(spans)
+        if rectangle <= each:
+            first = min(s.first for s in spans)
+            last = max(s.last for s in spans)
+            spans = [Span(p, first, last) for p in range(spans[0].page, spans[-1].page + 1)]
+            self._window(first, last, spans[0].page, spans[-1].page)
+            self.device.data(list(b"".join(pages[s.page][first:last + 1] for s in spans)))
+            return
+        for span in spans:
+            self._window(span.first, span.last, span.page, span.page)
+            self.device.data(list(pages[span.page][span.first:span.last + 1]))
+
+    def _window(self, first: int, last: int, top: int, bottom: int) -> None:
+        # Horizontal addressing (luma's set-up): writes fill the window row by row.
+        self.device.command(0x21, first, last, 0x22, top, bottom)
+
+    def _send_sh1106(self, pages: list[bytes], spans: list[Span]) -> None:
+        offset = getattr(self.device, "_page_address_offset", SH1106_COLUMN_OFFSET)
+        for span in spans:
+            column = span.first + offset
+            self.device.command(0xB0 + span.page, column & 0x0F, 0x10 | column >> 4)
+            self.device.data(list(pages[span.page][span.first:span.last + 1]))
+
+    # luma's own handling for everything that is not the picture
+    def contrast(self, level: int) -> None:
+        self.device.contrast(level)
+
+    def hide(self) -> None:
+        self.device.hide()
+
+    def show(self) -> None:
+        self.device.show()
+
+    def cleanup(self) -> None:
+        self.device.cleanup()
+
+
+def paged(device: Any) -> Any:
+    """Wrap luma's ssd1306 and sh1106 devices; leave any other device as it is."""
+    from luma.oled.device import sh1106, ssd1306
+
+    if isinstance(device, ssd1306) and device.size == (COLUMNS, PAGES * 8):
+        return PagedDisplay(device, "ssd1306")
+    if isinstance(device, sh1106) and device.size == (COLUMNS, PAGES * 8):
+        return PagedDisplay(device, "sh1106")
+    return device
