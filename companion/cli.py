@@ -4,6 +4,7 @@
     companion replay FILE              a record's summary JSON (records.md)
     companion games                    the stored games
     companion export latest|ID         a stored game's record (or --summary JSON)
+    companion bench                    what a press costs: bus bytes, latency, start-up, memory
 """
 
 from __future__ import annotations
@@ -136,6 +137,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    """The benchmark (imports its machinery only when asked for)."""
+    from companion.bench import cmd_bench as bench
+
+    return bench(args)
+
+
 # --- run ---
 
 
@@ -180,6 +188,12 @@ def build_parser() -> argparse.ArgumentParser:
     common(games)
     games.add_argument("--limit", type=int, default=50)
     games.set_defaults(func=cmd_games)
+
+    bench = sub.add_parser("bench", help="measure bytes on the display bus, latency, start-up, "
+                                         "memory, idle CPU and replay speed")
+    bench.add_argument("--idle", type=float, default=10.0, help="seconds of idle to measure (10)")
+    bench.add_argument("--dir", help="where the scratch store goes (default: the system's temp dir)")
+    bench.set_defaults(func=cmd_bench)
 
     export = sub.add_parser("export", help="write a stored game as a record (or its summary)")
     common(export)

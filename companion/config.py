@@ -30,6 +30,10 @@ from companion.record import NAME
 PRESETS = ("adafruit-bonnet", "waveshare-oled-hat", "minimal", "custom")
 ROLES = ("up", "down", "left", "right", "select", "back", "context", "roll")
 DEFAULT_ROSTER = ("Ann", "Bob", "Cat", "Dan", "Eve")
+DEFAULT_BAUD = 115200
+MAX_PORTS = 2
+#: How a device roll of many dice is shown: in one picture, or a line at a time.
+ROLLS = ("at-once", "one-by-one")
 
 
 class ConfigError(Exception):
@@ -59,6 +63,23 @@ class ScreenConfig:
     dim_after: float = 60.0
     blank_after: float = 600.0
     shift: bool = True
+    rolls: str = "at-once"
+
+
+@dataclass(frozen=True)
+class PortConfig:
+    """A serial port: a die reader or a console (a device path or a pyserial URL)."""
+
+    path: str
+    baud: int = DEFAULT_BAUD
+
+
+@dataclass(frozen=True)
+class ShakeConfig:
+    """An optional tilt or vibration switch: shaking the box rolls the dice asked for."""
+
+    pin: int | None = None
+    settle: float = 1.0  # seconds of stillness before the next shake rolls again
 
 
 @dataclass(frozen=True)
@@ -72,6 +93,8 @@ class Config:
     roster: tuple[str, ...] = DEFAULT_ROSTER
     store: str = ""
     source: str = "(defaults)"
+    serial: tuple[PortConfig, ...] = ()
+    shake: ShakeConfig = field(default_factory=ShakeConfig)
 
 
 class _Reader:
@@ -109,6 +132,21 @@ class _Reader:
                                   or not 0 <= value <= 27):
             raise self.fail(key, f"must be a BCM pin number 0-27, not {value!r}")
         return value
+
+    def baud(self, key: str, default: int) -> int:
+        value = self.table.pop(key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not 50 <= value <= 4_000_000:
+            raise self.fail(key, f"must be a baud rate such as 9600 or 115200, not {value!r}")
+        return value
+
+    def tables(self, key: str, most: int) -> list[_Reader]:
+        """A list of tables (``ports = [{...}, {...}]``), at most ``most`` of them."""
+        value = self.table.pop(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            raise self.fail(key, "must be a list of tables, such as [{ path = \"/dev/ttyACM0\" }]")
+        if len(value) > most:
+            raise self.fail(key, f"at most {most}, not {len(value)}")
+        return [_Reader(self.file, v, f"{self.prefix}{key}[{i}].") for i, v in enumerate(value, 1)]
 
     def table_of(self, key: str) -> _Reader:
         value = self.table.pop(key, {})
@@ -149,7 +187,7 @@ def parse(data: dict[str, Any], file: str) -> Config:
     encoder.done()
     screen = top.table_of("screen")
     screen_cfg = ScreenConfig(screen.seconds("dim_after", 60.0), screen.seconds("blank_after", 600.0),
-                              screen.flag("shift", True))
+                              screen.flag("shift", True), screen.text("rolls", "at-once", ROLLS))
     screen.done()
     players = top.table_of("players")
     roster = players.table.pop("roster", list(DEFAULT_ROSTER))
@@ -162,9 +200,28 @@ def parse(data: dict[str, Any], file: str) -> Config:
     store = top.table_of("store")
     store_path = store.text("path", "")
     store.done()
+    ports = serial_ports(top.table_of("serial"))
+    shake = top.table_of("shake")
+    shake_cfg = ShakeConfig(shake.pin("pin"), shake.seconds("settle", 1.0))
+    shake.done()
     top.done()
     return Config(flags, button_cfg, encoder_cfg, screen_cfg, tuple(dict.fromkeys(roster)),
-                  store_path, file)
+                  store_path, file, ports, shake_cfg)
+
+
+def serial_ports(table: _Reader) -> tuple[PortConfig, ...]:
+    """``[serial] ports``: one or two devices, each a path under /dev or a pyserial URL."""
+    ports: list[PortConfig] = []
+    for port in table.tables("ports", MAX_PORTS):
+        path = port.text("path", "")
+        if not (path.startswith("/") or "://" in path):
+            raise port.fail("path", f"must be a device path such as /dev/serial/by-id/..., not {path!r}")
+        if path in (p.path for p in ports):
+            raise port.fail("path", f"{path} is already the port before it")
+        ports.append(PortConfig(path, port.baud("baud", DEFAULT_BAUD)))
+        port.done()
+    table.done()
+    return tuple(ports)
 
 
 def load(path: str | None) -> Config:
@@ -204,7 +261,8 @@ def with_settings(config: Config, state_dir: pathlib.Path) -> tuple[Config, str]
         screen = _Reader(str(path), saved.get("screen", {}), "screen.")
         merged = ScreenConfig(screen.seconds("dim_after", config.screen.dim_after),
                               screen.seconds("blank_after", config.screen.blank_after),
-                              screen.flag("shift", config.screen.shift))
+                              screen.flag("shift", config.screen.shift),
+                              screen.text("rolls", config.screen.rolls, ROLLS))
         screen.done()
     except (ValueError, ConfigError, AttributeError, OSError) as err:
         aside = path.with_name(f"{SETTINGS_FILE}.damaged-{int(time.time())}")

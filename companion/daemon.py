@@ -11,12 +11,14 @@ from __future__ import annotations
 import logging
 import queue
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from companion.console import Console, Reply
 from companion.io.buttons import Edge, KeyLogic
 from companion.io.display import Output
 from companion.io.keyboard import Quit
+from companion.io.serial import PortStatus, SerialLine, SerialPort
 from companion.io.systemd import notify
 from companion.ui.app import App
 from companion.ui.intents import Intent
@@ -38,7 +40,7 @@ class Daemon:
 
     def __init__(self, app: App, output: Output, events: queue.Queue[object],
                  keys: KeyLogic | None = None, clock: Callable[[], float] = time.monotonic,
-                 watchdog: float | None = None) -> None:
+                 watchdog: float | None = None, ports: Mapping[str, SerialPort] | None = None) -> None:
         self.app = app
         self.output = output
         self.events = events
@@ -49,6 +51,8 @@ class Daemon:
         self.last_input = self.started
         self.last_watchdog = self.started
         self.presses = 0
+        self.ports = dict(ports or {})  # by name: where a serial line's answer goes
+        self.console = Console(app)
 
     def run(self) -> None:
         """Show the first screen, tell systemd we are up, then serve events until stopped."""
@@ -80,6 +84,10 @@ class Daemon:
             self.keys.feed(event)
         elif isinstance(event, Intent):
             intents.append(event)
+        elif isinstance(event, SerialLine):
+            self.serial_line(event, now)
+        elif isinstance(event, PortStatus):
+            self.app.link(event.port, event.connected)
         intents += self.keys.due(now)
         for intent in intents:
             self.press(intent, now)
@@ -101,6 +109,21 @@ class Daemon:
         except Exception:  # a bug must not take the table's game down with it
             log.exception("error handling %s", intent)
             self.app.toast("internal error: see the log")
+
+    def serial_line(self, event: SerialLine, now: float) -> None:
+        """A die reader's or console's line: acted on at once, even on a dark screen (it
+        was sent on purpose), and answered on the port it came from."""
+        try:
+            reply = self.console.line(event.data, event.overflow, event.port)
+        except Exception:  # a bug must not take the table's game down with it
+            log.exception("error handling serial line %r", event.data)
+            reply = Reply("error: internal error; see the log")
+        if reply.shown:
+            self.last_input = now
+            self.output.set_level("bright")
+        port = self.ports.get(event.port)
+        if port is not None:
+            port.done(reply.answer)
 
     def care(self, now: float) -> None:
         """Dim after a quiet spell, blank after a longer one."""

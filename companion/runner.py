@@ -29,8 +29,10 @@ from companion.io.display import (
     luma_opener,
     pygame_device,
 )
+from companion.io.serial import SerialPort
+from companion.io.shake import ShakeSwitch
 from companion.io.systemd import watchdog_period
-from companion.store import Store
+from companion.salvage import open_store
 from companion.ui.app import App
 from companion.ui.intents import KINDS, Intent
 
@@ -81,6 +83,33 @@ def start_buttons(config: Config, events: queue.Queue[object], emulated: bool) -
         return None
 
 
+def start_shake(config: Config, events: queue.Queue[object]) -> ShakeSwitch | None:
+    """The tilt or vibration switch, when the configuration names its pin."""
+    pin = config.shake.pin
+    if pin is None:
+        return None
+    from gpiozero.exc import BadPinFactory, GPIOPinInUse
+
+    try:
+        return ShakeSwitch(pin, events, config.shake.settle)
+    except GPIOPinInUse:
+        raise ConfigError(config.source, "shake.pin", f"GPIO{pin} is already a button's pin") from None
+    except (BadPinFactory, OSError, RuntimeError) as err:
+        log.warning("no shake switch (%s); the roll choice still works", err)
+        return None
+
+
+def start_ports(config: Config, events: queue.Queue[object], stack: ExitStack) -> dict[str, SerialPort]:
+    """A reader thread for each configured serial port; it follows its device in and out."""
+    ports: dict[str, SerialPort] = {}
+    for number, port in enumerate(config.serial, start=1):
+        reader = SerialPort(f"serial {number}", port.path, port.baud, events)
+        reader.start()
+        stack.callback(reader.close)
+        ports[reader.name] = reader
+    return ports
+
+
 def press_pin(role: str) -> bool:
     """Tap the emulator's mock pin for a role; False when the role has no pin.
 
@@ -128,11 +157,12 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
     events: queue.Queue[object] = queue.Queue()
     opener, keyboard_drives = choose_display(config, args)
     with ExitStack() as stack:
-        store = Store(store_file)
+        store, damaged = open_store(store_file)  # waits for a lock; sets a damaged file aside
         stack.callback(store.close)
         app = App(store, config, directory)
         if app.resume_latest():
             log.info("resumed game %s", app.session.gid if app.session else "?")
+        note = "; ".join(filter(None, (damaged, note)))
         if note:
             app.toast(note)
         if args.keys is not None:
@@ -141,6 +171,9 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
             buttons = start_buttons(config, events, keyboard_drives)
             if buttons is not None:
                 stack.callback(buttons.close)
+            shake = None if keyboard_drives else start_shake(config, events)
+            if shake is not None:
+                stack.callback(shake.close)
             if keyboard_drives:
                 from companion.io.keyboard import Keyboard
 
@@ -153,6 +186,7 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
         output = Output(opener, config.screen.shift)
         stack.callback(output.close)
         keys = KeyLogic(config.buttons.debounce, config.buttons.long_press)
-        daemon = Daemon(app, output, events, keys, watchdog=watchdog_period())
+        daemon = Daemon(app, output, events, keys, watchdog=watchdog_period(),
+                        ports=start_ports(config, events, stack))
         daemon.run()
     return 0

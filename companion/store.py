@@ -16,9 +16,11 @@ redo stack.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -26,6 +28,10 @@ from dataclasses import dataclass
 # log on every commit: a commit that returned survives a power cut. NORMAL would not.
 DURABILITY = {"journal_mode": "WAL", "synchronous": "FULL"}
 BUSY_TIMEOUT_MS = 10_000  # an export in another process holds the lock briefly: wait for it
+# Test-only fault injection for the power-cut harness (tests/powercut.py): "N:before" or
+# "N:after" makes the process SIGKILL itself in its N-th write, just before or just after
+# the COMMIT. Unset (always, outside that harness) it costs one comparison a write.
+KILL_AT_WRITE = os.environ.get("COMPANION_KILL_AT_WRITE", "")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -74,15 +80,22 @@ class GameRow:
 class Store:
     """The companion's games on disk. One connection, used by the thread that owns state."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, connect: Callable[[str], sqlite3.Connection] | None = None) -> None:
+        """Open (or create) the store; ``connect`` lets the crash tests put SQLite on a
+        simulated disk (the same schema and pragmas run over it)."""
         self.path = path
-        self.db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
-        self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        for key, value in DURABILITY.items():
-            self.db.execute(f"PRAGMA {key} = {value}")
-        self.db.execute("PRAGMA foreign_keys = ON")
-        self.db.row_factory = sqlite3.Row
-        self.db.executescript(SCHEMA)
+        self.writes = 0  # write transactions begun (the fault-injection point counts them)
+        self.db = (connect or _connect)(path)
+        try:
+            self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            for key, value in DURABILITY.items():
+                self.db.execute(f"PRAGMA {key} = {value}")
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self.db.row_factory = sqlite3.Row
+            self.db.executescript(SCHEMA)
+        except BaseException:
+            self.db.close()  # a damaged or locked file: the caller decides, and may retry
+            raise
 
     def close(self) -> None:
         """Close the connection."""
@@ -93,17 +106,33 @@ class Store:
         value: str | int = self.db.execute(f"PRAGMA {name}").fetchone()[0]
         return value
 
+    def _fault(self, moment: str) -> None:
+        if KILL_AT_WRITE and KILL_AT_WRITE == f"{self.writes}:{moment}":
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    def check(self) -> str:
+        """SQLite's quick check of the whole file: "" when sound, else its first finding."""
+        findings = [row[0] for row in self.db.execute("PRAGMA quick_check")]
+        return "" if findings == ["ok"] else str(findings[0])
+
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         # BEGIN IMMEDIATE takes the write lock up front, so a concurrent reader cannot make
         # the commit fail half-way; COMMIT returns only when the log is synced.
         self.db.execute("BEGIN IMMEDIATE")
+        self.writes += 1
         try:
             yield self.db
+            self._fault("before")
+            self.db.execute("COMMIT")
+            self._fault("after")
         except BaseException:
-            self.db.execute("ROLLBACK")
+            # A full disk or an I/O error may have rolled the transaction back already
+            # (SQLite does so for SQLITE_FULL and SQLITE_IOERR); a failed COMMIT may not.
+            # Either way nothing of it stays, and the next change can begin.
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
             raise
-        self.db.execute("COMMIT")
 
     def create(self, game: str, header: Sequence[str]) -> int:
         """A new game with no entries; its id."""
@@ -137,6 +166,18 @@ class Store:
         with self._write() as db:
             db.execute("UPDATE games SET status = ?, updated = ? WHERE id = ?",
                        (status, time.time(), gid))
+
+    def carry(self, row: GameRow, entries: Sequence[Entry]) -> None:
+        """Store a game read from a damaged store, under its own id, in one transaction."""
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO games (id, game, header, created, updated, head, status, winners)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (row.id, row.game, "\n".join(row.header), row.created, row.updated, row.head,
+                 row.status, json.dumps(list(row.winners))))
+            for entry in entries:
+                db.execute("INSERT INTO entries (game, seq, lines, rolled) VALUES (?, ?, ?, ?)",
+                           (row.id, entry.seq, "\n".join(entry.lines), int(entry.rolled)))
 
     def game(self, gid: int) -> GameRow:
         """One game's bookkeeping; KeyError when there is no such game."""
@@ -189,3 +230,13 @@ class Store:
     def _row(row: sqlite3.Row) -> GameRow:
         return GameRow(row["id"], row["game"], tuple(row["header"].split("\n")), row["created"],
                        row["updated"], row["head"], row["status"], tuple(json.loads(row["winners"])))
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    # Autocommit (isolation_level=None): the store says BEGIN and COMMIT itself.
+    return sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+
+
+def primary(err: sqlite3.Error) -> int:
+    """SQLite's primary result code (Python reports the extended one: IOERR_WRITE...)."""
+    return int(getattr(err, "sqlite_errorcode", None) or 0) & 0xFF

@@ -28,3 +28,76 @@ shot menu "$start roll select context"
 shot rules "$start roll select context down select"
 shot faces "$start down select digit:3"
 shot over "select select select select down select select roll select select select select select select select down down down down down down select"
+
+# Quick Lemmings, three players; cards: Ann water 4, Bob water 4, Cat water 3, Ann forest 1,
+# Bob swamp 3 (each: "Play a card", up to the terrain, select, up to the value, select)
+lemmings="select down down down down select down select select select select select"
+cards="select up select up up up up select select up select up up up up select select up select up up up select"
+cards="$cards select select up select select up up up select up up up select"
+shot lemmings-piles "$lemmings $cards context down down select"   # the game menu's piles page
+shot lemmings-play "$lemmings $cards"                                # Bob's 3 points, a swamp tile
+shot lemmings-card "$lemmings $cards select up up up up select up up"   # Cat enters desert 2
+
+# Penguin Panic, Ann, Bob and Cat as entered; faces are typed in, so these frames stay the same
+ups() { local n; for ((n = 0; n < $1; n++)); do printf ' up'; done; }
+full() {  # full CIRCLE COLOUR OUT (up presses from the defaults): "+ full circle", confirmed
+    echo "up select$(ups "$1") select$(ups "$2") select$(ups "$3") select select"
+}
+penguins="select down down select down select select select select down select"
+bribes="select select down select select select select select select"   # Ann 7, Bob 5 (1 fish), Cat 6; bears 1 2 3
+bob="digit:1 digit:2 select select digit:3 select select $(full 0 0 0) $(full 2 2 0)"   # red to Bob, green to Ann
+cat="digit:2 digit:4 digit:3 select select select select select $(full 4 3 0) $(full 0 0 0)"   # blue to Bob, red to Cat
+ann="digit:3 digit:5 select select digit:2 select select $(full 0 1 0)"                      # yellow to Ann
+shot penguin-bribe "$penguins select select down select select down down"   # Cat's choice, priced
+shot penguin-fish "$penguins $bribes digit:1 digit:2 select select digit:3 select"   # Bob's 3 linked
+shot penguin-scores "$penguins $bribes $bob $cat $ann context down down select"   # the game menu's scores page
+
+# Lilliputian Leaf-Climbers, Ann, Bob and Cat as entered; the board frames type the faces in
+# (the same every run), the leaves frames are device rolls (new leaves every run)
+typed() { local face out=""; for face in "$@"; do out+=" digit:$face"; done; echo "$out select"; }
+climbers="select down select down select select select select down select"
+round1="$(typed 8) $(typed 3 3) $(typed 3 3) $(typed 4 3) $(typed 3 4) $(typed 2 5) $(typed 5 2)"
+round1="$round1 $(typed 6 4) $(typed 4 6) $(typed 3) select right up select $(typed 2) down select"
+round1="$round1 $(typed 1) select down select"                                 # Ann c2 r2, Cat c1 r5
+round2="$(typed 7) $(typed 6 6) $(typed 3 3) $(typed 4 4) $(typed 4 4) $(typed 2 2) $(typed 5 5)"
+round2="$round2 $(typed 1 4) $(typed 4) select right select $(typed 1) down select"   # Bob stays: crushed
+round2="$round2 $(typed 2) select right up select"                              # Cat c2 r6
+round3="$(typed 9) $(typed 3 2) $(typed 4 2) $(typed 4 2) $(typed 2 4) $(typed 5 3) $(typed 3 5)"
+round3="$round3 $(typed 6 1) $(typed 1 1) $(typed 5 5) $(typed 3)"             # Ann rolls 3 on c3 r2
+shot leaf-play "$climbers $round1 $round2 $round3"                  # whose turn, round, Bob out, the leaves
+shot leaf-board "$climbers $round1 $round2 $round3 select right"    # Ann's cursor on two landing leaves
+shot leaf-leaves "$climbers roll"                                   # a round's d20 and leaves, all at once
+shot leaf-one "down down down select down down down select back up up up $climbers roll select select"   # one by one: leaf 2
+
+# Gleeb's and Grues: the records.md example typed in press by press (the presses are worked
+# out by the driver that plays the benchmark's records through the screens)
+keys_of() {  # keys_of RECORD [SEAT]: the presses that set up its game (the companion playing
+    # SEAT) and type its lines in
+    "${companion%companion}python" -c '
+import sys
+from companion.config import Config
+from companion.record import replay_text
+from companion.store import Store
+from companion.ui.app import App
+from companion.ui.driver import Driver
+replayed = replay_text(open(sys.argv[1]).read())
+app, words = App(Store(":memory:"), Config()), []
+def press(intent):
+    words.append(intent.kind + (f":{intent.value}" if intent.kind == "digit" else ""))
+    app.handle(intent)
+driver = Driver(app, press)
+if len(sys.argv) > 2:  # hand the seat to the companion where the driver would say "Nobody"
+    choose = driver.choose
+    driver.choose = lambda label: choose(sys.argv[2] if label == "Nobody" else label)
+driver.new_game(replayed.header)
+for line in replayed.actions:
+    driver.line(line)
+print(" ".join(words))' "$@"
+}
+example=tests/golden/gleebs-and-grues/spec-played-out.record
+sed -n '1,20p' "$example" > "$work/gleebs.record"   # up to Bob's K3 eating Y3: Ann to move
+gleebs=$(keys_of "$work/gleebs.record")
+shot gleebs-play "$gleebs"                          # the scores, what is eaten
+shot gleebs-board "$gleebs select select up up"     # Ann picked B3 on b1; the cursor on G3, a landing
+sed -n '1,18p' "$example" > "$work/bob.record"      # up to Ann's first turn
+shot gleebs-companion "$(keys_of "$work/bob.record" Bob)"   # the companion plays Bob: its move

@@ -14,7 +14,7 @@ TRIES = 2000
 
 def answer(game: Game[Any], state: Any, ask: Prompt, rng: random.Random) -> Line:
     """A legal line drawn from the prompt: extras now and then, else a required answer."""
-    pool = ask.answers if not ask.extras or rng.random() < 0.85 else ask.extras
+    pool = ask.answers if ask.answers and (not ask.extras or rng.random() < 0.85) else ask.extras
     option = rng.choice(pool)
     if isinstance(option, Choice):
         return option.line
@@ -42,7 +42,8 @@ def playout(game: Game[Any], players: tuple[str, ...], rng: random.Random, steps
     lines: list[Line] = []
     for _ in range(steps):
         ask = game.prompt(state)
-        if ask is None:
+        # Over: stop, or now and then log a line the rules still accept after the end.
+        if ask is None or not ask.answers and (not ask.extras or rng.random() < 0.5):
             break
         line = answer(game, state, ask, rng)
         state = game.apply(state, line)

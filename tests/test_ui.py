@@ -134,3 +134,20 @@ def test_typed_faces_the_rules_refuse_get_the_reason_and_change_nothing(tmp_path
     assert box.shows("c6 r6 already has 2", 11)
     assert Session(box.store, session.gid).head == 3  # nothing was logged
     box.close()
+
+
+def test_a_stored_game_that_no_longer_replays_is_kept_and_the_box_still_starts(
+        tmp_path: pathlib.Path) -> None:
+    first = Harness(tmp_path)
+    start_microbot(first)
+    first.press("select")
+    gid = first.app.session.gid
+    # A byte changed on the card that SQLite's checks cannot see: the entry no longer parses.
+    first.store.db.execute("UPDATE entries SET lines = 'table roll 9 9' WHERE game = ?", (gid,))
+    first.close()
+    second = Harness(tmp_path)
+    assert not second.app.resume_latest()
+    second.daemon.refresh()
+    assert second.shows("New game")
+    assert second.store.entry(gid, 1) is not None  # nothing was deleted
+    second.close()

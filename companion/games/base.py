@@ -114,10 +114,21 @@ class Roll:
     #: Faces the rules refuse are rolled again by the device (a leaf that may not land
     #: there) instead of being reported as an error.
     reroll_refused: bool = False
+    #: Faces with names: face ``i`` is written (and shown) as ``names[i - 1]``. A fair
+    #: random pick among named things, such as squares, is a roll of such a die.
+    names: tuple[str, ...] = ()
+    #: How the screen offers the two ways to answer.
+    by_device: str = "Roll for me"
+    by_hand: str = "Enter faces"
 
     def line(self, faces: tuple[int, ...]) -> Line:
-        """The record line that these faces make."""
-        return Line(self.actor, self.verb, self.prefix + tuple(str(f) for f in faces))
+        """The record line that these faces make.
+
+        >>> Roll("table", "grues", (4, 4), ("K1", "K2"), names=("a1", "b1", "c1", "d1")).line((2, 4))
+        Line(actor='table', verb='grues', args=('b1', 'd1'))
+        """
+        words = tuple(self.names[f - 1] if self.names else str(f) for f in faces)
+        return Line(self.actor, self.verb, self.prefix + words)
 
 
 @dataclass(frozen=True)
@@ -176,6 +187,25 @@ class Grid:
     spell: str = "cr"
     prefix: tuple[str, ...] = ()
     start: tuple[int, int] = (1, 1)
+    #: A few words about some squares, shown while the cursor is on one before it is
+    #: confirmed: what it costs, a danger ("leaf!"); a newline starts a new line.
+    notes: tuple[tuple[tuple[int, int], str], ...] = ()
+
+    def name(self, square: tuple[int, int]) -> str:
+        """A square as the screen names it.
+
+        >>> Grid("", "Ann", "move", 6, 6, ()).name((3, 2))
+        'c3 r2'
+        >>> Grid("", "Ann", "move", 4, 4, (), spell="alg").name((2, 3))
+        'b3'
+        """
+        if self.spell == "alg":
+            return self.words(square)[0]
+        return f"c{square[0]} r{square[1]}"
+
+    def note(self, square: tuple[int, int]) -> str:
+        """The note for a square, "" if it has none."""
+        return next((words for at, words in self.notes if at == square), "")
 
     def words(self, square: tuple[int, int]) -> tuple[str, ...]:
         """A square as record words.
@@ -217,7 +247,8 @@ class Prompt:
 
     ``answers`` are the required line's possible forms; ``extras`` are lines that are
     allowed now but not required (a privilege, a hazard, a lap). ``topic`` names the rules
-    page that explains this step.
+    page that explains this step. A game that is over has no ``answers``; it may still
+    offer ``extras`` that its rules accept after the end (a last full circle).
     """
 
     actor: str
@@ -253,6 +284,8 @@ class Game(ABC, Generic[S]):
     options: ClassVar[Mapping[str, OptionSpec]] = {}
     #: Whether the rules want the seats shuffled at setup.
     random_seats: ClassVar[bool] = False
+    #: What the end screen says when the game ends with no winner.
+    no_winner: ClassVar[str] = "A draw: nobody wins"
     #: Rules pages in our own words, by topic; "" is the overview.
     pages: ClassVar[Mapping[str, str]] = {}
 
@@ -266,7 +299,8 @@ class Game(ABC, Generic[S]):
 
     @abstractmethod
     def prompt(self, state: S) -> Prompt | None:
-        """What is needed next; ``None`` when the game is over."""
+        """What is needed next. When the game is over: ``None``, or a prompt with no
+        answers whose extras are the lines still accepted after the end."""
 
     @abstractmethod
     def over(self, state: S) -> bool:
@@ -283,7 +317,12 @@ class Game(ABC, Generic[S]):
     def next_actor(self, state: S) -> str | None:
         """The actor of the next required line, ``None`` when over."""
         ask = self.prompt(state)
-        return None if ask is None else ask.actor
+        return ask.actor if ask is not None and ask.answers else None
+
+    def preview(self, state: S, line: Line) -> str:
+        """What a legal ``line`` will do, in a sentence the player confirms before it is
+        logged ("6 linked - 1 coloured - 4 ability = 1 fish"); "" logs it at once."""
+        return ""
 
     def option_values(self, given: Mapping[str, str]) -> dict[str, Any]:
         """Every option parsed, defaults filled in."""

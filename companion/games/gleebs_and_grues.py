@@ -28,16 +28,15 @@ from companion.games.base import (
     RESERVED_NAMES,
     TABLE,
     BadArguments,
-    Choice,
-    Field,
-    Form,
     Game,
     GameOver,
+    Grid,
     IllegalLine,
     Line,
     NotYourTurn,
     OptionSpec,
     Prompt,
+    Roll,
     UnknownVerb,
     expect_args,
 )
@@ -210,6 +209,94 @@ def controls_a_stack(board: Board, seat: int) -> bool:
     return any(controller(stack) == seat for stack in board)
 
 
+def unplaced(board: Board, seat: int) -> tuple[str, ...]:
+    """``seat``'s gleebs not yet on the board (nothing is eaten while they are placed)."""
+    on_board = {piece for stack in board for piece in stack}
+    return tuple(p for p in GLEEBS if OWNER[p[0]] == seat and p not in on_board)
+
+
+# --- what a legal step does (shared by apply and the computer player's search) ---
+
+#: A few words about some squares of the board picture (column, row from 1).
+Notes = tuple[tuple[tuple[int, int], str], ...]
+#: Where a game stands after a step: the pending step, its seat, and with ``over`` the
+#: winner (``None``: the grues win).
+Phase = tuple[str, int, int | None]
+
+
+def moved(board: Board, a: int, b: int, landed: Stack) -> Board:
+    """The board with square ``a`` emptied and ``b`` holding ``landed``."""
+    out = list(board)
+    out[a], out[b] = (), landed
+    return tuple(out)
+
+
+def place_step(board: Board, mover: int, piece: str, where: int) -> tuple[Board, Phase]:
+    """The board and phase after ``mover`` legally puts ``piece`` on the square ``where``."""
+    board = board[:where] + ((piece,),) + board[where + 1:]
+    if sum(map(len, board)) < len(GLEEBS) + len(GRUES):
+        return board, (PLACE, 1 - mover, None)
+    # Twelve placements alternate, so the first player is on move again.
+    return board, settle(board, MOVE, 1 - mover)
+
+
+def gleeb_step(board: Board, mover: int, a: int, b: int) -> tuple[Board, Phase]:
+    """The board and phase after ``mover``'s legal gleeb step: the whole stack lands on top."""
+    board = moved(board, a, b, board[b] + board[a])
+    return board, settle(board, GRUE_STEP, mover)
+
+
+def grue_step(board: Board, mover: int, a: int, b: int) -> tuple[Board, Phase, Stack]:
+    """The board and phase after ``mover``'s legal grue step, and the gleeb eaten, if any."""
+    grue, target = board[a][0], board[b]
+    meal: Stack = ()
+    if len(target) == 1:  # a lone gleeb: eaten, the grue stands there and stays free
+        board, meal = moved(board, a, b, (grue,)), target
+    else:  # a walk, or a stack pinned for good
+        board = moved(board, a, b, target + (grue,))
+    phase = end_of_turn(board, mover)
+    if phase[0] != OVER:
+        phase = settle(board, phase[0], phase[1])
+    return board, phase, meal
+
+
+def end_of_turn(board: Board, mover: int) -> Phase:
+    """The end check of a movement turn; otherwise the other player's turn."""
+    if not can_move_gleeb(board, 0) and not can_move_gleeb(board, 1):
+        scores = (pips(board, 0), pips(board, 1))
+        return OVER, mover, None if scores[0] == scores[1] else scores.index(max(scores))
+    losing = [seat for seat in (0, 1) if not controls_a_stack(board, seat)]
+    if len(losing) == 1:
+        return OVER, mover, 1 - losing[0]
+    return MOVE, 1 - mover, None
+
+
+def settle(board: Board, step: str, mover: int) -> Phase:
+    """Skip steps that have no legal move (they write no line), ending turns as they go.
+
+    This always stops: skipping changes nothing on the board, and a game that is not
+    over leaves some player a gleeb step, so within two turns someone must move.
+    """
+    while True:
+        if step == MOVE and not can_move_gleeb(board, mover):
+            step = GRUE_STEP
+        elif step == GRUE_STEP and not grue_moves(board):
+            step, mover, winner = end_of_turn(board, mover)
+            if step == OVER:
+                return step, mover, winner
+        else:
+            return step, mover, None
+
+
+def board_pick(label: str, actor: str, verb: str, legal: tuple[Line, ...],
+               prefix: tuple[str, ...] = (), notes: Notes = ()) -> Grid:
+    """Squares picked on the board picture: one for a placement (after the piece named in
+    ``prefix``), two for a step (from, to). The cursor starts on a legal first square."""
+    first = legal[0].args[len(prefix)] if legal else "a1"
+    return Grid(label, actor, verb, SIZE, SIZE, legal, steps=1 if prefix else 2, spell="alg",
+                prefix=prefix, start=("abcd".index(first[0]) + 1, int(first[1])), notes=notes)
+
+
 def parse_first(value: str) -> str:
     """The ``first`` option: a player's name; "" (the default) means the first seat.
 
@@ -243,12 +330,13 @@ class GleebsAndGrues(Game[State]):
     options: ClassVar[Mapping[str, OptionSpec]] = {
         "first": OptionSpec("", parse_first, "who places and moves first (default: first seat)"),
     }
+    no_winner: ClassVar[str] = "The grues win!"
     pages: ClassVar[Mapping[str, str]] = {
         "": "Two players, three grues on a 4x4 board. First seat: blue+yellow gleebs, "
             "second seat: green+red. Stack your gleebs on others; grues eat lone gleebs "
             "and pin stacks. The most pips in stacks you top wins. A tie: the grues win.",
-        "setup": "The table puts the small, medium and large grue (K1 K2 K3) on three "
-                 "random squares. Columns a-d, rows 1-4.",
+        "setup": "The small, medium and large grue (K1 K2 K3) go on three random squares: "
+                 "the box picks them, or the table does and enters them. Columns a-d, rows 1-4.",
         "place": "Take turns putting one of your gleebs on an empty square, first player "
                  "first, until all 12 are down. One square stays empty.",
         "move": "Your turn, step 1: move one stack topped by your colour straight along "
@@ -317,20 +405,21 @@ class GleebsAndGrues(Game[State]):
             return None
         actor = self._actor(state)
         if state.step == GRUES_STEP:
-            fields = tuple(Field(k, 1, SIZE * SIZE, names=SQUARES) for k in GRUES)
-            form = Form("Set the grues", TABLE, GRUES_STEP, fields)
-            return Prompt(TABLE, "Where do the grues go?", (form,), topic="setup")
+            # A fair pick of three different squares: a roll of three 16-sided dice whose
+            # faces are the squares, rolled again until they differ.
+            roll = Roll(TABLE, GRUES_STEP, (SIZE * SIZE,) * len(GRUES), GRUES, label="Set the grues",
+                        reroll_refused=True, names=SQUARES, by_device="Random squares",
+                        by_hand="Enter squares")
+            return Prompt(TABLE, "Grues: which squares?", (roll,), topic="setup")
+        legal = self.legal_lines(state)
         if state.step == PLACE:
-            answers = tuple(Choice(" ".join(line.args), line) for line in self.legal_lines(state))
-            return Prompt(actor, f"{actor}: place a gleeb", answers, topic=PLACE)
-        board = state.board
-        if state.step == MOVE:
-            moves = tuple(self._step_choice(actor, MOVE, a, b, f"onto {board[b][-1]}")
-                          for a, b in gleeb_moves(board, state.mover))
-            return Prompt(actor, f"{actor}: move a gleeb", moves, topic=MOVE)
-        moves = tuple(self._step_choice(actor, GRUE_STEP, a, b, self._meal(board[b]))
-                      for a, b in grue_moves(board))
-        return Prompt(actor, f"{actor}: move a grue", moves, topic=GRUE_STEP)
+            grids = tuple(board_pick(f"Place {piece}", actor, PLACE,
+                                     tuple(line for line in legal if line.args[0] == piece), (piece,))
+                          for piece in unplaced(state.board, state.mover))
+            return Prompt(actor, f"{actor}: place a gleeb", grids, topic=PLACE)
+        what = "gleeb" if state.step == MOVE else "grue"
+        grid = board_pick(f"Move a {what}", actor, state.step, legal, notes=self._notes(state))
+        return Prompt(actor, f"{actor}: move a {what}", (grid,), topic=state.step)
 
     # --- for computer players ---
 
@@ -345,7 +434,7 @@ class GleebsAndGrues(Game[State]):
         if state.step == PLACE:
             empty = [SQUARES[i] for i, stack in enumerate(board) if not stack]
             return tuple(Line(actor, PLACE, (piece, where))
-                         for piece in self._unplaced(state) for where in empty)
+                         for piece in unplaced(board, state.mover) for where in empty)
         if state.step == MOVE:
             return tuple(self._line(actor, MOVE, a, b) for a, b in gleeb_moves(board, state.mover))
         return tuple(self._line(actor, GRUE_STEP, a, b) for a, b in grue_moves(board))
@@ -361,25 +450,25 @@ class GleebsAndGrues(Game[State]):
         return "the table" if actor == TABLE else actor
 
     @staticmethod
+    def _notes(state: State) -> Notes:
+        """What stands on each occupied square, top first, for the board's side: ``B3 G1``
+        and whose it is with its pips, ``pinned``, or ``free grue``."""
+        out = []
+        for i, stack in enumerate(state.board):
+            if not stack:
+                continue
+            seat = controller(stack)
+            if seat is not None:
+                worth = sum(size(p) for p in stack)
+                owner = f"{state.players[seat]}: {worth} pip{'' if worth == 1 else 's'}"
+            else:
+                owner = "pinned" if is_pinned(stack) else "free grue"
+            out.append(((i % SIZE + 1, i // SIZE + 1), " ".join(reversed(stack)) + "\n" + owner))
+        return tuple(out)
+
+    @staticmethod
     def _line(actor: str, verb: str, a: int, b: int) -> Line:
         return Line(actor, verb, (SQUARES[a], SQUARES[b]))
-
-    @classmethod
-    def _step_choice(cls, actor: str, verb: str, a: int, b: int, hint: str) -> Choice:
-        """A gleeb or grue step as the screen lists it: ``a1>a2``."""
-        return Choice(f"{SQUARES[a]}>{SQUARES[b]}", cls._line(actor, verb, a, b), hint)
-
-    @staticmethod
-    def _meal(target: Stack) -> str:
-        """What a grue landing on ``target`` does, for the screen."""
-        if not target:
-            return ""
-        return f"eats {target[0]}" if len(target) == 1 else f"pins {len(target)}"
-
-    @staticmethod
-    def _unplaced(state: State) -> tuple[str, ...]:
-        on_board = {piece for stack in state.board for piece in stack}
-        return tuple(p for p in GLEEBS if OWNER[p[0]] == state.mover and p not in on_board)
 
     # --- line handlers: each returns the new state, or raises ---
 
@@ -402,16 +491,11 @@ class GleebsAndGrues(Game[State]):
             raise BadArguments(f"{piece!r} is not a gleeb: B1-B3 Y1-Y3 G1-G3 R1-R3")
         if OWNER[piece[0]] != state.mover:
             raise NotYourPiece(f"{piece} belongs to {state.players[OWNER[piece[0]]]}")
-        if piece not in self._unplaced(state):
+        if piece not in unplaced(state.board, state.mover):
             raise AlreadyPlaced(f"{piece} is already on the board")
         if state.board[where]:
             raise SquareTaken(f"{SQUARES[where]} is not empty")
-        board = state.board[:where] + ((piece,),) + state.board[where + 1:]
-        state = replace(state, board=board, mover=1 - state.mover)
-        if sum(map(len, board)) == len(GLEEBS) + len(GRUES):
-            # Twelve placements alternate, so the first player is on move again.
-            state = self._settle(replace(state, step=MOVE))
-        return state
+        return _at(state, *place_step(state.board, state.mover, piece, where))
 
     def _move_gleeb(self, state: State, line: Line) -> State:
         expect_args(line, 2, "FROM TO")
@@ -428,8 +512,7 @@ class GleebsAndGrues(Game[State]):
             if not is_gleeb(target[-1]):
                 raise BadLanding("nothing can land on a grue or a pinned stack")
             raise BadLanding(f"{top} cannot land on another {COLOUR_NAMES[top[0]]} gleeb")
-        state = replace(state, board=self._moved(board, a, b, target + board[a]), step=GRUE_STEP)
-        return self._settle(state)
+        return _at(state, *gleeb_step(board, state.mover, a, b))
 
     def _move_grue(self, state: State, line: Line) -> State:
         expect_args(line, 2, "FROM TO")
@@ -449,14 +532,7 @@ class GleebsAndGrues(Game[State]):
                               f"not {target[-1]}")
         if not target:
             self._refuse_walk(board, a)
-        eaten = state.eaten
-        landed: tuple[str, ...]
-        if len(target) == 1:  # a lone gleeb: eaten, the grue stands there and stays free
-            eaten, landed = eaten + target, (grue,)
-        else:  # empty (a walk) or a stack of two or more (pinned for good)
-            landed = target + (grue,)
-        state = replace(state, board=self._moved(board, a, b, landed), eaten=eaten)
-        return self._settle(self._end_turn(state))
+        return _at(state, *grue_step(board, state.mover, a, b))
 
     @staticmethod
     def _refuse_walk(board: Board, a: int) -> None:
@@ -469,35 +545,10 @@ class GleebsAndGrues(Game[State]):
             raise CaptureRequired(f"a grue must land on a same-size gleeb: "
                                   f"{board[x][0]} can {verb} at {SQUARES[y]}")
 
-    @staticmethod
-    def _moved(board: Board, a: int, b: int, landed: Stack) -> Board:
-        """The board with square ``a`` emptied and ``b`` holding ``landed``."""
-        out = list(board)
-        out[a], out[b] = (), landed
-        return tuple(out)
 
-    def _end_turn(self, state: State) -> State:
-        """The end check of a movement turn; otherwise the other player's turn."""
-        board = state.board
-        if not can_move_gleeb(board, 0) and not can_move_gleeb(board, 1):
-            scores = (pips(board, 0), pips(board, 1))
-            winner = None if scores[0] == scores[1] else scores.index(max(scores))
-            return replace(state, step=OVER, winner=winner)
-        losing = [seat for seat in (0, 1) if not controls_a_stack(board, seat)]
-        if len(losing) == 1:
-            return replace(state, step=OVER, winner=1 - losing[0])
-        return replace(state, step=MOVE, mover=1 - state.mover)
 
-    def _settle(self, state: State) -> State:
-        """Skip steps that have no legal move (they write no line), ending turns as they go.
-
-        This always stops: skipping changes nothing on the board, and a game that is not
-        over leaves some player a gleeb step, so within two turns someone must move.
-        """
-        while True:
-            if state.step == MOVE and not can_move_gleeb(state.board, state.mover):
-                state = replace(state, step=GRUE_STEP)
-            elif state.step == GRUE_STEP and not grue_moves(state.board):
-                state = self._end_turn(state)
-            else:
-                return state
+def _at(state: State, board: Board, phase: Phase, meal: Stack = ()) -> State:
+    """``state`` moved on to ``board`` and ``phase``, with ``meal`` eaten on the way."""
+    step, mover, winner = phase
+    return replace(state, board=board, step=step, mover=mover, winner=winner,
+                   eaten=state.eaten + meal)

@@ -32,6 +32,7 @@ from companion.games.base import (
     Choice,
     Game,
     GameOver,
+    Grid,
     IllegalLine,
     Line,
     NotYourTurn,
@@ -166,8 +167,8 @@ def leaf_refusal(state: State, square: Square) -> str:
         return f"{square_name(square)} is already blue: roll again"
     if already >= capacity(height):
         if height == TOP - 1:
-            return f"{square_name(square)} is purple and already has a leaf: roll again"
-        return f"{square_name(square)} already has {already} leaves this round: roll again"
+            return f"{square_name(square)} is purple with a leaf: roll again"
+        return f"{square_name(square)} already has {already} leaves: roll again"
     return ""
 
 
@@ -199,7 +200,10 @@ class LeafClimbers(Game[State]):
                 "are lost, and you may stay (house default).",
         "move": "Step up, down, left or right. Same height: 1. Up: 1 plus the rise. "
                 "Down: 2, however far. You may cross any square but not stop on one "
-                "with 2 meeples.",
+                "with 2 meeples. When the last player has moved, the leaves land. "
+                "On the board picture a digit is a square's height (a dot: 0), a white "
+                "square gets a leaf this round (a notch: two), a boxed letter is a meeple, "
+                "and a small square marks where you can stop.",
         "land": "After everyone moves, every leaf becomes a square chip: +1 height. "
                 "A meeple on a square that gets one is crushed and out.",
     }
@@ -260,30 +264,53 @@ class LeafClimbers(Game[State]):
             count = done + state.falling
             leaf = Roll(TABLE, "leaf", (6, 6), ("column", "row"), label="Drop a leaf",
                         chance=f"leaf {done + 1} of {count}", reroll_refused=True)
-            return Prompt(TABLE, f"Where does leaf {done + 1} of {count} fall?", (leaf,),
+            return Prompt(TABLE, f"Leaf {done + 1} of {count}: where?", (leaf,),
                           topic="leaf")
         who = state.players[state.mover]
         if state.phase == "roll":
             roll = Roll(who, "roll", (4,), ("d4",), label="Roll to move",
                         chance="move up to the roll")
             return Prompt(who, f"{who}: roll the d4", (roll,), topic="roll")
+        return self._move_prompt(state, who)
+
+    def _move_prompt(self, state: State, who: str) -> Prompt:
+        """A square on the board (the reachable ones marked, each with a note), or stay."""
         at = state.positions[state.mover]
         assert at is not None
-        stay = Choice(f"stay at {square_name(at)}", Line(who, "stay"), self._danger(state, at))
-        moves = tuple(
-            Choice(f"{square_name(square)} (cost {cost})",
-                   Line(who, "move", (str(square[0]), str(square[1]))),
-                   self._danger(state, square))
-            for square, cost in sorted(self._reachable(state).items(),
-                                       key=lambda item: (item[1], item[0]))
-        )
-        return Prompt(who, f"{who}: move up to {state.roll}", (stay, *moves), topic="move")
+        squares = [at, *sorted(self._reachable(state))]  # the own square too: same as stay
+        legal = tuple(Line(who, "move", (str(c), str(r))) for c, r in squares)
+        costs = move_costs(state.elevation, at)
+        notes = tuple((square, self._note(state, square, costs[square]))
+                      for square in sorted(costs))
+        board = Grid("Move", who, "move", SIZE, SIZE, legal, start=at, notes=notes)
+        stay = Choice("Stay", Line(who, "stay"), self._danger(state, at) or f"on {square_name(at)}")
+        return Prompt(who, f"{who}: move up to {state.roll}", (board, stay), topic="move")
 
     # --- helpers that read the state ---
 
     @staticmethod
     def _danger(state: State, square: Square) -> str:
-        return "leaf lands here!" if square in state.leaves else ""
+        """The flag on a square that a leaf of this round will land on."""
+        count = state.leaves.count(square)
+        return "" if not count else "leaf lands here!" if count == 1 else "2 leaves land here!"
+
+    def _note(self, state: State, square: Square, cost: int) -> str:
+        """A few words beside the board on the square under the cursor, one thing a line
+        (the side is narrow): what ending there costs, its height where two letters hide the
+        digit, and a flag when a leaf will land there."""
+        here = square == state.positions[state.mover]
+        crowded = self._crowd(state, square) >= MEEPLES_PER_SQUARE
+        if not here and cost > state.roll:
+            return f"cost {cost}\ntoo far"
+        if not here and crowded:
+            return f"{state.height(square)} high\nfull"
+        words = ["stay" if here else f"cost {cost}"]
+        if crowded:
+            words.append(f"{state.height(square)} high")
+        leaves = state.leaves.count(square)
+        if leaves:
+            words.append("leaf!" if leaves == 1 else "leaf x2")
+        return "\n".join(words)
 
     @staticmethod
     def _crowd(state: State, square: Square) -> int:

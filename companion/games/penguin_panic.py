@@ -57,7 +57,7 @@ EXTEND_MAX = 5
 #: Fish lost from every gain this round, by ability space.
 PENALTY = {1: 4, 2: 3, 3: 2, 4: 1, 5: 2, 6: 1, 7: 1}
 #: Short names of the abilities, for the bribe screen.
-ABILITY = {1: "6s wild", 2: "any penguin", 3: "front/back", 4: "swap two", 5: "add 0-5",
+ABILITY = {1: "6s wild", 2: "pick any", 3: "front/back", 4: "swap two", 5: "add 0-5",
            6: "three dice", 7: "die for 2"}
 SWAP, EXTEND, WILD_SIXES, THREE_DICE, CHEAP_DIE = 4, 5, 1, 6, 7
 #: The bribe phase's lines: their argument's form, its highest value and its name.
@@ -179,6 +179,11 @@ def set_score(counts: tuple[int, ...]) -> int:
     return points
 
 
+def ability_label(space: int) -> str:
+    """An ability as the screens name it: ``4 swap two -1`` (space, power, penalty)."""
+    return f"{space} {ABILITY[space]} -{PENALTY[space]}"
+
+
 def put(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     """The tuple with one item replaced."""
     return values[:index] + (value,) + values[index + 1:]
@@ -276,15 +281,19 @@ class PenguinPanic(Game[State]):
                 "extra die. Roll 2 dice (3 with ability 6). All sixes: roll them all "
                 "again (house default: you must). A 6 names no circle, except with "
                 "ability 1.",
-        "place": "Put the penguin in an empty igloo of a circle a die names. "
-                 "Fish = L - G - ability penalty; never below 0, at most 10 in all. "
-                 "L: same-colour penguins linked to it, itself included. G: how many "
-                 "of those sit on coloured centre igloos.",
+        "place": "Put the penguin in an empty igloo of a circle a die names. Then tell "
+                 "the box 'linked': the same-colour penguins linked to it, itself "
+                 "included; and 'coloured': how many of those sit on coloured centre "
+                 "igloos. Fish = linked - coloured - ability penalty; never below 0, at "
+                 "most 10 in all. The box shows the sum before it counts.",
         "complete": "A circle with no empty igloo loses all its penguins of the biggest "
                     "colour (a tie: the briber picks, or the placer if nobody bribed "
                     "the bear). The briber keeps one as an escapee, the rest go back in "
                     "the bag; with no briber one leaves the game. Log each full circle "
-                    "once a turn, in the order the table resolves them (house default).",
+                    "once a turn, in the order the table resolves them (house default), "
+                    "with '+ full circle': the circle, the colour removed and how many. "
+                    "After the last placement of the game this is still possible from "
+                    "the end screen; if it puts 12 back in the bag, play goes on.",
         "score": "Escapees score in sets of different colours: 5 colours 15, 4 colours "
                  "10, 3 colours 6, 2 colours 3, a single 1. Tie: most escapees, then "
                  "earlier in the last turn order.",
@@ -317,6 +326,7 @@ class PenguinPanic(Game[State]):
     def details(self, state: State) -> dict[str, Any]:
         names = state.players
         seats = range(len(names))
+        placing = self._placing(state)
         return {
             "round": max(1, state.rounds),
             "fish": {names[i]: state.fish[i] for i in seats},
@@ -330,7 +340,14 @@ class PenguinPanic(Game[State]):
             "escaped": {names[i]: {state.colours[c]: n for c, n in enumerate(state.escaped[i]) if n}
                         for i in seats},
             "scores": {names[i]: set_score(state.escaped[i]) for i in seats},
+            # Extra keys, for the screens: records.md welcomes them.
             "stage": "over" if self.over(state) else state.stage,
+            "colours": list(state.colours),
+            "costs": self._costs(state),
+            "dice": list(placing.dice) if placing else [],
+            "circles": list(self._circles(state, placing)) if placing else [],
+            "escapees": {names[i]: sum(state.escaped[i]) for i in seats},
+            "powers": {names[i]: ability_label(state.spaces[i]) for i in seats if state.spaces[i]},
         }
 
     def apply(self, state: State, line: Line) -> State:
@@ -357,23 +374,25 @@ class PenguinPanic(Game[State]):
         return handler(state, seat, line)
 
     def prompt(self, state: State) -> Prompt | None:
-        if self.over(state):
-            return None
+        if self.over(state):  # only the last player's full circles are still accepted
+            extras = self._complete_extras(state)
+            return Prompt(extras[0].actor, "Game over", (), extras, "score") if extras else None
         names = state.players
         if state.stage == "draw" or state.round_done:
-            draw = Choice("draw 12", Line(TABLE, "line"), f"bag holds {state.bag}")
+            draw = Choice(f"draw {LINE}", Line(TABLE, "line"), f"leaves {state.bag - LINE}")
             return Prompt(TABLE, "Draw the line", (draw,), self._complete_extras(state), "line")
         if state.stage == "ability":
             seat = state.order[state.claimed]
-            costs = {space: self._space_cost(state, space)
-                     for space in range(1, SPACES + 1) if space not in state.spaces}
+            costs = {space: self._space_cost(state, space)  # the free space first
+                     for space in range(SPACES, 0, -1) if space not in state.spaces}
             answers = tuple(  # a space the player cannot pay for is not offered
-                Choice(f"{space} {ABILITY[space]} -{PENALTY[space]}",
+                Choice(ability_label(space),
                        Line(names[seat], "ability", (str(space),)),
-                       f"costs {cost} fish" if cost else "free")
+                       f"{cost} fish" if cost else "free")
                 for space, cost in costs.items() if cost <= state.fish[seat]
             )
-            return Prompt(names[seat], f"{names[seat]}: ability", answers, (), "bribe")
+            question = f"{names[seat]}: ability? {state.fish[seat]} fish"
+            return Prompt(names[seat], question, answers, (), "bribe")
         if state.stage == "bribe":
             seat = self._briber(state)
             answers = tuple(Choice(f"bear {k}", Line(names[seat], "bribe", (str(k),)))
@@ -381,23 +400,29 @@ class PenguinPanic(Game[State]):
             return Prompt(names[seat], f"{names[seat]}: bribe a bear", answers, (), "bribe")
         turn = state.turn
         assert turn is not None
-        if turn.placed:
-            seat = state.order[(state.turn_index + 1) % len(state.order)]
-            extras = (self._ability_extras(state, turn.seat) + self._complete_extras(state)
-                      + self._start_extras(state, seat, Turn(seat)))
-            return Prompt(names[seat], f"{names[seat]}: roll", (self._dice(state, Turn(seat)),),
-                          extras, "roll")
-        name = names[turn.seat]
-        extras = self._start_extras(state, turn.seat, turn)
+        if turn.placed:  # the placer may still use an ability and log full circles
+            upcoming = Turn(state.order[(state.turn_index + 1) % len(state.order)])
+            return self._roll_prompt(state, upcoming, self._ability_extras(state, turn.seat))
         if turn.must_roll:
-            question = f"{name}: roll" if not turn.dice else f"{name}: all 6, reroll"
-            return Prompt(name, question, (self._dice(state, turn),), extras, "roll")
-        penalty = PENALTY[state.spaces[turn.seat]]
-        linked = Field("L linked", 1, min(PER_COLOUR, state.board + 1))
-        coloured = Field("G coloured", 0, min(CIRCLES, state.board + 1))
+            return self._roll_prompt(state, turn, ())
+        name = names[turn.seat]
+        linked = Field("linked", 1, min(PER_COLOUR, state.board + 1))
+        coloured = Field("coloured", 0, min(CIRCLES, state.board + 1))
         places = tuple(Form(f"circle {k}", name, "place", (linked, coloured), (str(k),))
                        for k in self._circles(state, turn))
-        return Prompt(name, f"{name}: place (L-G-{penalty})", places, extras, "place")
+        return Prompt(name, f"{name}: place in", places, self._ability_extras(state, turn.seat),
+                      "place")
+
+    def preview(self, state: State, line: Line) -> str:
+        """The fish sum of a placement, where a full circle's penguins go, and what a
+        paid ability space costs: shown for the player to confirm before logging."""
+        if line.verb == "place":
+            return self._gain_sum(state, line)
+        if line.verb == "complete":
+            return self._escape_story(state, line)
+        if line.verb == "ability":
+            return self._space_price(state, line)
+        return ""
 
     # --- helpers that read the state ---
 
@@ -437,9 +462,9 @@ class PenguinPanic(Game[State]):
         """The roll the turn's player makes now."""
         count = self._dice_count(state, turn)
         wild = state.spaces[turn.seat] == WILD_SIXES
-        return Roll(state.players[turn.seat], "roll", (6,) * count,
-                    tuple(f"die {i}" for i in range(1, count + 1)),
-                    chance="6: any circle" if wild else "6 is dead")
+        name = state.players[turn.seat]
+        return Roll(name, "roll", (6,) * count, tuple(f"die {i}" for i in range(1, count + 1)),
+                    label=name, chance="6: any circle" if wild else "6 is dead")
 
     def _ability_extras(self, state: State, seat: int) -> tuple[Form | Choice, ...]:
         """Swap and extend, while ``seat`` holds that ability unused and the line is not empty."""
@@ -452,30 +477,84 @@ class PenguinPanic(Game[State]):
             return (Form("add to line", name, "extend", (Field("penguins", 0, min(EXTEND_MAX, state.bag)),)),)
         return ()
 
-    def _start_extras(self, state: State, seat: int, turn: Turn) -> tuple[Form | Choice, ...]:
-        """Optional lines of ``seat``'s turn before placing: the extra die and abilities."""
-        extras = self._ability_extras(state, seat)
-        cost = self._buy_cost(state, seat)
-        if not turn.bought and not turn.dice and cost <= state.fish[seat]:
-            buy = Choice("buy a die", Line(state.players[seat], "buy"), f"costs {cost} fish")
-            extras = (buy,) + extras
-        return extras
+    def _roll_prompt(self, state: State, turn: Turn, before: tuple[Form | Choice, ...]) -> Prompt:
+        """``turn``'s roll; before the first one, "buy a die?" when the player can pay.
+
+        The extra die is optional, but it is asked first because it can only be bought
+        before rolling: skipping the question is one press, rolling at once. The last
+        placer's full circle comes last, so it is always one press up from the top.
+        """
+        name = state.players[turn.seat]
+        roll = self._dice(state, turn)
+        extras = before + self._ability_extras(state, turn.seat) + self._complete_extras(state)
+        cost = self._buy_cost(state, turn.seat)
+        if turn.dice:
+            return Prompt(name, f"{name}: all 6, roll again", (roll,), extras, "roll")
+        if turn.bought or cost > state.fish[turn.seat]:
+            return Prompt(name, f"{name}: roll {len(roll.sides)} dice", (roll,), extras, "roll")
+        buy = Choice("Buy a die", Line(name, "buy"), f"{cost} fish")
+        return Prompt(name, f"{name}: buy a die?", (buy, roll), extras, "roll")
 
     def _complete_extras(self, state: State) -> tuple[Form, ...]:
-        """One form per (circle, colour) the placer may still log as completed.
-
-        The colour sits between the circle and the count in the line, and a form's
-        numbers follow its fixed words, so both circle and colour are fixed words here;
-        the placed circle comes first, as it is the one most often full.
-        """
+        """The placer's "full circle" form while a circle may still be logged: the circle
+        (the one just placed in first), the colour removed by name, and how many."""
         turn = state.turn
-        if turn is None or not turn.placed or state.board < 2:
+        if turn is None or not turn.placed or state.board < 2 or len(turn.completed) == CIRCLES:
             return ()
-        name = state.players[turn.seat]
-        circles = (turn.placed,) + tuple(k for k in range(1, CIRCLES + 1) if k != turn.placed)
-        removed = Field("removed", 2, min(IGLOOS, state.board))
-        return tuple(Form(f"full {k}: {colour}", name, "complete", (removed,), (str(k), colour))
-                     for k in circles if k not in turn.completed for colour in state.colours)
+        fields = (Field("circle", 1, CIRCLES, default=turn.placed),
+                  Field("colour", 1, len(state.colours), names=state.colours),
+                  Field("out", 2, min(IGLOOS, state.board)))
+        return (Form("full circle", state.players[turn.seat], "complete", fields),)
+
+    def _costs(self, state: State) -> list[int | None]:
+        """In the bribe phase, what each space 1-7 costs the player choosing (None: taken)."""
+        if state.stage != "ability":
+            return []
+        return [None if space in state.spaces else self._space_cost(state, space)
+                for space in range(1, SPACES + 1)]
+
+    @staticmethod
+    def _placing(state: State) -> Turn | None:
+        """The turn whose player has rolled and is about to place, if any."""
+        turn = state.turn
+        return None if turn is None or turn.placed or turn.must_roll else turn
+
+    @staticmethod
+    def _gain_sum(state: State, line: Line) -> str:
+        """``6 linked - 1 coloured`` / ``- 4 ability = 1 fish``, with the floor and the cap;
+        the line break is where a small screen reads it best."""
+        seat = state.players.index(line.actor)
+        linked, coloured = int(line.args[1]), int(line.args[2])
+        penalty = PENALTY[state.spaces[seat]]
+        raw = linked - coloured - penalty
+        told = f"{linked} linked - {coloured} coloured\n- {penalty} ability"
+        if raw < 0:
+            return f"{told} = {raw}: no fish"
+        room = MAX_FISH - state.fish[seat]
+        if raw > room:
+            return f"{told} = {raw} fish\n{MAX_FISH} is the most: +{room}"
+        return f"{told} = {raw} fish"
+
+    @staticmethod
+    def _escape_story(state: State, line: Line) -> str:
+        """Where a full circle's penguins go: one to the briber, or out of the game."""
+        circle, colour, count = int(line.args[0]), line.args[1], int(line.args[2])
+        briber = next((state.players[s] for s, circles in enumerate(state.bribes) if circle in circles),
+                      None)
+        back = f"{count - 1} back to the bag."
+        if briber is None:
+            return f"No bribe: 1 {colour}\nleaves the game.\n{back}"
+        return f"1 {colour} escapes\nto {briber}.\n{back}"
+
+    def _space_price(self, state: State, line: Line) -> str:
+        """A paid ability space: its price and what the player keeps; "" when free."""
+        space = int(line.args[0])
+        cost = self._space_cost(state, space)
+        if not cost:
+            return ""
+        fish = state.fish[state.players.index(line.actor)]
+        return (f"Space {space}, {ABILITY[space]}: pay {cost} fish, keep {fish - cost}. "
+                f"-{PENALTY[space]} on every gain.")
 
     # --- line handlers: each returns the new state, or raises ---
 

@@ -21,6 +21,8 @@ from typing import Any, ClassVar
 from companion.games.base import (
     BadArguments,
     Choice,
+    Field,
+    Form,
     Game,
     GameOver,
     IllegalLine,
@@ -60,6 +62,10 @@ class TooManyDiscards(IllegalLine):
     """A refill that discards more cards than the hand holds."""
 
 
+class DeckTooSmall(IllegalLine):
+    """A ``deck`` option that leaves too few cards to deal to the players."""
+
+
 def deal_sizes(count: int) -> tuple[int, ...]:
     """Cards dealt per seat: 7 - players for the first, one more per seat, 6 for the last.
 
@@ -77,16 +83,23 @@ def parse_lemmings(value: str) -> int:
 def parse_deck(value: str) -> tuple[int, ...]:
     """The ``deck`` option: the card values of each terrain, sorted.
 
-    The option line comes before the engine knows the player count for sure (the option
-    parser sees only the value), so the deck must be big enough to deal 5 players.
+    Whether it leaves enough cards for the deal depends on the players, so
+    :meth:`QuickLemmings.start` checks that (the record reports it at the option line).
     """
     values = tuple(sorted(number(part, 0, 9, "a card value") for part in value.split(",")))
     if STARTER not in values:
         raise ValueError(f"the deck needs a {STARTER} to start each terrain pile")
-    needed = sum(deal_sizes(MOST_PLAYERS))
-    if len(TERRAINS) * (len(values) - 1) < needed:
-        raise ValueError(f"the deck leaves too few cards to deal {needed} to {MOST_PLAYERS} players")
     return values
+
+
+def cards_to_deal(deck: tuple[int, ...]) -> int:
+    """The cards shuffled for the deal: all but the one starter of each terrain."""
+    return len(TERRAINS) * (len(deck) - 1)
+
+
+def joins(pile: tuple[int, ...], value: int) -> bool:
+    """Whether a card joins its pile: not above the pile's lowest card."""
+    return value <= min(pile)
 
 
 def put(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
@@ -127,6 +140,8 @@ class State:
     turn: int = 0  # seat whose turn it is
     tile: str | None = None  # what the most recent play must lay
     points: int = 0  # movement points of the most recent play
+    #: The most recent turn's play (seat, terrain, value); None after a refill.
+    played: tuple[int, int, int] | None = None
     winner: int | None = None
 
     @property
@@ -144,8 +159,9 @@ class QuickLemmings(Game[State]):
     max_players: ClassVar[int] = MOST_PLAYERS
     options: ClassVar[Mapping[str, OptionSpec]] = {
         "lemmings": OptionSpec("2", parse_lemmings, "lemmings per player", ("1", "2", "3")),
-        "deck": OptionSpec(DEFAULT_DECK, parse_deck,
-                           "card values of each terrain (house default)", (DEFAULT_DECK,)),
+        # Not asked on the box (no choices): a deck other than the house default is set by
+        # an ``option deck`` line in a record.
+        "deck": OptionSpec(DEFAULT_DECK, parse_deck, "card values of each terrain (house default)"),
     }
     pages: ClassVar[Mapping[str, str]] = {
         "": "Get all your lemmings over the finish line on the table map. The first to do "
@@ -153,11 +169,14 @@ class QuickLemmings(Game[State]):
             "(house default). The companion tracks cards, piles, tiles and points; it "
             "cannot see hands, so it only refuses cards it knows are in sight.",
         "setup": "Terrains: forest, water, mountain, swamp, desert. Each has cards valued "
-                 "0,0,1,1,2,2,2,3,3,4,4 (house default; a setup option), 3 tiles, plus 6 "
+                 "0,0,1,1,2,2,2,3,3,4,4 (house default; a record option), 3 tiles, plus 6 "
                  "meadow tiles. A 2 of each terrain starts its pile. Deal: the first "
                  "player gets 7 minus the players, each next seat one more, the last 6.",
         "turn": "On your turn either refill your hand or play one card. Then the next "
-                "seat is on.",
+                "seat is on. The game menu's 'piles' page shows, for each card value down "
+                "the side, the points it gives on each pile now; a white cell starts a new "
+                "pile and lays a tile (m: a meadow; outlined: none left; a dot: no such "
+                "card can be in a hand).",
         "refill": "Drop as many cards as you like, then draw back up to 6. If the draw "
                   "pile is empty: a terrain pile holding all of its 0 cards is cut down "
                   "to one 0, the discards become the new draw pile, and you keep drawing. "
@@ -178,8 +197,11 @@ class QuickLemmings(Game[State]):
     def start(self, players: tuple[str, ...], options: Mapping[str, Any]) -> State:
         deck: tuple[int, ...] = options["deck"]
         hands = deal_sizes(len(players))
+        if cards_to_deal(deck) < sum(hands):
+            raise DeckTooSmall(f"{len(players)} players need {sum(hands)} cards dealt; "
+                               f"this deck leaves {cards_to_deal(deck)}")
         # One starter per terrain sits in the piles; everything else not dealt is drawn.
-        draw = len(TERRAINS) * (len(deck) - 1) - sum(hands)
+        draw = cards_to_deal(deck) - sum(hands)
         return State(players=tuple(players), lemmings=options["lemmings"], deck=deck,
                      piles=tuple((STARTER,) for _ in TERRAINS), hands=hands, draw=draw,
                      finished=(0,) * len(players))
@@ -202,7 +224,11 @@ class QuickLemmings(Game[State]):
             "discards": state.discards,
             "points": state.points,
             "finished": dict(zip(names, state.finished)),
+            # Extra keys, for the screens: the lemmings each player has, the most recent
+            # turn's play, and what each card that may be in a hand would give now.
             "lemmings": state.lemmings,
+            "played": self._played(state),
+            "gains": {kind: self._gains(state, t) for t, kind in enumerate(TERRAINS)},
         }
 
     def apply(self, state: State, line: Line) -> State:
@@ -232,15 +258,15 @@ class QuickLemmings(Game[State]):
             return None
         seat = state.turn
         name, hand = state.players[seat], state.hands[seat]
-        # Plays come first: they are the usual move. Each hint is worked out by trying it.
-        plays = tuple(
-            Choice(f"{TERRAINS[t]} {v}", Line(name, "play", (TERRAINS[t], str(v))),
-                   self._play_hint(self._play(state, seat, t, v)))
-            for t in range(len(TERRAINS)) for v in sorted(set(state.deck))
-            if hand and self._possible(state, t, v)
-        )
+        # A card is entered as its terrain, then its value: two short dials on a joystick.
+        # Every value in the deck's range is offered; the rules refuse one that cannot be
+        # in a hand, with the reason.
+        plays = (Form("Play a card", name, "play", (
+            Field("terrain", 0, len(TERRAINS) - 1, names=TERRAINS),
+            Field("value", min(state.deck), max(state.deck)),
+        )),) if hand else ()
         refills = tuple(
-            Choice(f"refill {k}", Line(name, "refill", (str(k),)),
+            Choice(f"Refill, drop {k}", Line(name, "refill", (str(k),)),
                    f"draw {self._refill(state, seat, k).hands[seat] - (hand - k)}")
             for k in range(hand + 1)
         )
@@ -262,10 +288,23 @@ class QuickLemmings(Game[State]):
         return state.deck.count(value) > in_sight
 
     @staticmethod
-    def _play_hint(after: State) -> str:
-        """What a play gives: its points, and the tile it lays if it starts a new pile."""
-        points = f"{after.points} pts"
-        return points if after.tile is None else f"{points}, lay {after.tile}"
+    def _played(state: State) -> dict[str, Any] | None:
+        """The most recent turn's play as the screens name it; None after a refill."""
+        if state.played is None:
+            return None
+        seat, terrain, value = state.played
+        return {"player": state.players[seat], "terrain": TERRAINS[terrain], "value": value}
+
+    def _gains(self, state: State, terrain: int) -> list[dict[str, Any]]:
+        """Per card value that may still be in a hand: the points a play of it on this
+        pile gives now, whether it starts a new pile, and the tile that would be laid."""
+        out = []
+        for value in sorted(set(state.deck)):
+            if self._possible(state, terrain, value):
+                after = self._lay(state, terrain, value)
+                out.append({"value": value, "points": after.points,
+                            "new_pile": not joins(state.piles[terrain], value), "tile": after.tile})
+        return out
 
     # --- line handlers: each returns the new state, or raises ---
 
@@ -296,19 +335,26 @@ class QuickLemmings(Game[State]):
             taken = min(draw, FULL_HAND - hand)
             hand, draw = hand + taken, draw - taken
         return replace(state, hands=put(state.hands, seat, hand), piles=piles, draw=draw,
-                       discards=discards, seen=seen)
+                       discards=discards, seen=seen, played=None)
 
     def _play(self, state: State, seat: int, terrain: int, value: int) -> State:
         name, kind = state.players[seat], TERRAINS[terrain]
         if not state.hands[seat]:
             raise EmptyHand(f"{name} holds no card: refill instead")
         if value not in state.deck:
-            raise NotInDeck(f"no {kind} card is worth {value}")
+            raise NotInDeck(f"the deck has no {value}")
         if not self._possible(state, terrain, value):
-            raise AllInSight(f"every {kind} {value} is already in a pile or discarded")
-        state = replace(state, hands=put(state.hands, seat, state.hands[seat] - 1))
+            raise AllInSight(f"no {kind} {value} is left")
+        state = replace(state, hands=put(state.hands, seat, state.hands[seat] - 1),
+                        played=(seat, terrain, value))
+        return self._lay(state, terrain, value)
+
+    @staticmethod
+    def _lay(state: State, terrain: int, value: int) -> State:
+        """The card on its pile: it joins (points: the pile's sum) or starts a new pile
+        (points: its value, and a tile to lay)."""
         pile = state.piles[terrain]
-        if value <= min(pile):
+        if joins(pile, value):
             pile += (value,)
             return replace(state, piles=put(state.piles, terrain, pile), points=sum(pile), tile=None)
         seen = put(state.seen, terrain, tuple(sorted(state.seen[terrain] + pile)))

@@ -20,35 +20,52 @@ SH1106_ARGS = {0x81: 1, 0x8D: 1, 0xA8: 1, 0xAD: 1, 0xD3: 1, 0xD5: 1, 0xD9: 1, 0x
 SH1106_RAM_COLUMNS = 132
 
 
-class Controller:
-    """Counts bytes and keeps the display memory they would build."""
+class Counter:
+    """A luma serial interface that only counts what it is sent (the bus, for timing)."""
 
-    def __init__(self, kind: str, sh1106_offset: int = 2) -> None:
-        if kind not in ("ssd1306", "sh1106"):
-            raise ValueError(kind)
-        self.kind = kind
-        self.offset = sh1106_offset
-        width = COLUMNS if kind == "ssd1306" else SH1106_RAM_COLUMNS
-        self.ram = [bytearray(width) for _ in range(PAGES)]
+    def __init__(self) -> None:
         self.command_bytes = 0
         self.data_bytes = 0
         self.calls = 0
-        self.horizontal = False  # ssd1306 memory mode 0 (luma's set-up)
-        self.columns = (0, COLUMNS - 1)
-        self.pages = (0, PAGES - 1)
-        self.column = 0
-        self.page = 0
 
     @property
     def total(self) -> int:
         """Command and data bytes so far, as a counting serial interface sees them."""
         return self.command_bytes + self.data_bytes
 
-    # --- the luma serial interface ---
-
     def command(self, *cmd: int) -> None:
         self.calls += 1
         self.command_bytes += len(cmd)
+
+    def data(self, data: list[int] | bytes) -> None:
+        self.calls += 1
+        self.data_bytes += len(data)
+
+    def cleanup(self) -> None:
+        pass
+
+
+class Controller(Counter):
+    """Counts bytes and keeps the display memory they would build."""
+
+    def __init__(self, kind: str, sh1106_offset: int = 2) -> None:
+        if kind not in ("ssd1306", "sh1106"):
+            raise ValueError(kind)
+        super().__init__()
+        self.kind = kind
+        self.offset = sh1106_offset
+        width = COLUMNS if kind == "ssd1306" else SH1106_RAM_COLUMNS
+        self.ram = [bytearray(width) for _ in range(PAGES)]
+        self.horizontal = False  # ssd1306 memory mode 0 (luma's set-up)
+        self.columns = (0, COLUMNS - 1)
+        self.pages = (0, PAGES - 1)
+        self.column = 0
+        self.page = 0
+
+    # --- the luma serial interface ---
+
+    def command(self, *cmd: int) -> None:
+        super().command(*cmd)
         args = SSD1306_ARGS if self.kind == "ssd1306" else SH1106_ARGS
         i = 0
         while i < len(cmd):
@@ -58,13 +75,9 @@ class Controller:
             i += 1 + count
 
     def data(self, data: list[int] | bytes) -> None:
-        self.calls += 1
-        self.data_bytes += len(data)
+        super().data(data)
         for byte in data:
             self._write(byte)
-
-    def cleanup(self) -> None:
-        pass
 
     # --- what the glass shows ---
 

@@ -7,8 +7,10 @@ It owns no thread: the daemon's main loop calls :meth:`App.handle` and :meth:`Ap
 from __future__ import annotations
 
 import datetime
+import logging
 import pathlib
 import random
+import sqlite3
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
@@ -16,19 +18,24 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from companion.config import Config, save_settings
+from companion.ai import ADVISORS, seat_line
+from companion.config import ROLLS, Config, save_settings
 from companion.dice import FAIR
 from companion.games import GAMES, TITLES
-from companion.record import Header
+from companion.games.base import IllegalLine
+from companion.record import Header, RecordError, UnreadableRecord
 from companion.session import Session
-from companion.store import GameRow, Store
-from companion.ui.draw import blank
+from companion.store import GameRow, Store, primary
+from companion.ui.draw import BLACK, HEADER, WHITE, WIDTH, blank
 from companion.ui.intents import Intent
 from companion.ui.play import PlayScreen
 from companion.ui.widgets import Item, Menu, Page, Screen
 
+log = logging.getLogger(__name__)
+
 DIM_CHOICES = (30.0, 60.0, 120.0, 300.0, 0.0)
 BLANK_CHOICES = (300.0, 600.0, 1800.0, 0.0)
+MARK = 7  # pixels: the side of a serial port's box in the top bar
 
 
 def when(stamp: float) -> str:
@@ -54,6 +61,7 @@ class App:
         self.rng = rng
         self.stack: list[Screen] = [Menu("companion", self.home_items)]
         self.session: Session | None = None
+        self.links: dict[str, bool] = {}  # serial ports by name: is their device connected
 
     # --- the Host interface for widgets ---
 
@@ -76,21 +84,43 @@ class App:
     def handle(self, intent: Intent) -> None:
         """One press; a message on screen lasts until the next one."""
         self.top.message = ""
-        self.top.on(intent, self)
+        try:
+            self.top.on(intent, self)
+        except sqlite3.Error as err:  # a full disk, a failing card: refused, nothing changed
+            log.error("not saved: %s", err)
+            full = primary(err) == sqlite3.SQLITE_FULL
+            self.toast("Not saved: disk full" if full else "Not saved: disk error")
 
     def frame(self) -> Image.Image:
         """The top screen, drawn afresh."""
         image = blank()
         self.top.draw(ImageDraw.Draw(image))
+        if self.links:
+            link_marks(image, [self.links[name] for name in sorted(self.links)])
         return image
+
+    def link(self, name: str, connected: bool) -> None:
+        """A serial port's device came or went: its mark in the top bar changes, and a
+        message says so (except for a device that is simply there from the start)."""
+        known = name in self.links
+        self.links[name] = connected
+        if known or not connected:
+            self.toast(f"{name}: {'connected' if connected else 'not connected'}")
+
+    def remote(self, message: str = "") -> None:
+        """The game changed from outside the screens (a serial line): its play screen comes
+        to the top with its answers rebuilt and ``message`` shown. Screens above it go: a
+        half-entered answer or an open menu was for the prompt that just changed."""
+        for depth, screen in enumerate(self.stack):
+            if isinstance(screen, PlayScreen):
+                del self.stack[depth + 1:]
+                screen.changed(message)
+                return
 
     def resume_latest(self) -> bool:
         """Open the most recent unfinished game at its pending prompt, if there is one."""
         playing = self.store.games("playing", limit=1)
-        if not playing:
-            return False
-        self.open(playing[0].id)
-        return True
+        return bool(playing) and self.open(playing[0].id)
 
     # --- home ---
 
@@ -111,11 +141,23 @@ class App:
             for row in self.store.games("playing")
         ]))
 
-    def open(self, gid: int) -> None:
-        """Show a stored game at its pending prompt (home stays beneath)."""
-        self.session = Session(self.store, gid)
+    def open(self, gid: int) -> bool:
+        """Show a stored game at its pending prompt (home stays beneath).
+
+        A game whose stored lines no longer replay (a damaged byte SQLite cannot see) stays
+        in the store untouched; the players are told, and everything else keeps working.
+        """
+        try:
+            session = Session(self.store, gid)
+        except (RecordError, UnreadableRecord, IllegalLine, KeyError, ValueError) as err:
+            log.error("game %s cannot be replayed (%s); it stays in the store", gid, err)
+            self.toast(f"Game {gid} cannot be replayed; kept")
+            return False
+        self.session = session
         del self.stack[1:]
-        self.push(PlayScreen(self.session, self, self.rng, leave=self.leave_game))
+        self.push(PlayScreen(self.session, self, self.rng, leave=self.leave_game,
+                             one_by_one=lambda: self.config.screen.rolls == "one-by-one"))
+        return True
 
     def leave_game(self) -> None:
         self.session = None
@@ -159,6 +201,8 @@ class App:
                 Item("Blank after", cycle("blank_after", BLANK_CHOICES), seconds(screen.blank_after)),
                 Item("Shift image", lambda: self.save_screen(shift=not screen.shift),
                      "on" if screen.shift else "off"),
+                Item("Rolls", lambda: self.save_screen(rolls=next_of(ROLLS, screen.rolls)),
+                     screen.rolls.replace("-", " ")),
             ]
         self.push(Menu("Settings", items))
 
@@ -181,6 +225,38 @@ class App:
                                     for game_id, title in TITLES.items()]))
 
 
+def next_of(choices: tuple[str, ...], now: str) -> str:
+    """The setting after ``now``, round to the first.
+
+    >>> next_of(("at-once", "one-by-one"), "one-by-one")
+    'at-once'
+    """
+    return choices[(choices.index(now) + 1) % len(choices)]
+
+
+def link_marks(image: Image.Image, links: list[bool]) -> None:
+    """One small box per serial port in the top bar: solid while its device is connected,
+    crossed out while it is not. The boxes go in the right-most gap between the bar's words
+    (they never cover them); a bar with no room, or a screen without a bar, shows none."""
+    need = len(links) * (MARK + 2) + 2
+    rows = image.crop((0, 1, WIDTH, HEADER - 1)).convert("L").tobytes()
+    run = 0
+    for x in range(WIDTH - 1, -1, -1):
+        run = run + 1 if all(rows[x::WIDTH]) else 0
+        if run == need:
+            break
+    else:
+        return
+    draw = ImageDraw.Draw(image)
+    top = (HEADER - MARK) // 2
+    for left, connected in zip(range(x + 2, WIDTH, MARK + 2), links):
+        box = (left, top, left + MARK - 1, top + MARK - 1)
+        draw.rectangle(box, fill=BLACK if connected else WHITE, outline=BLACK)
+        if not connected:
+            draw.line(box, fill=BLACK)
+            draw.line((box[0], box[3], box[2], box[1]), fill=BLACK)
+
+
 def title_of(row: GameRow) -> str:
     """A stored game's title."""
     return TITLES.get(row.game, row.game)
@@ -194,6 +270,7 @@ class NewGame:
         self.game = GAMES[game_id]
         self.names: list[str] = []
         self.options: list[tuple[str, str]] = []
+        self.companion: tuple[str, ...] = ()  # the seats the companion plays
         self.count_wanted = 0
 
     def count(self) -> None:
@@ -220,23 +297,27 @@ class NewGame:
         if default not in self.names and default not in free:
             free.append(default)
         self.app.push(Menu(f"Seat {seat} of {self.count_wanted}: who?", [
-            Item(name, partial(self.take_name, name)) for name in free
+            Item(name, partial(self.take_name, seat, name)) for name in free
         ]))
 
-    def take_name(self, name: str) -> None:
-        self.names.append(name)
+    def take_name(self, seat: int, name: str) -> None:
+        # A player who went back to an earlier seat chooses it again: the later seats go.
+        self.names[seat - 1:] = [name]
         self.ask_name()
 
     def ask_option(self, index: int) -> None:
         keys = [k for k, spec in self.game.options.items() if spec.choices]
         if index >= len(keys):
-            self.ask_seats()
+            self.ask_companion()
             return
         key = keys[index]
         spec = self.game.options[key]
         ordered = [spec.default] + [c for c in spec.choices if c != spec.default]
 
         def choose(value: str) -> None:
+            # Back to an earlier option and forward again: its old choice (and the later
+            # ones, asked again) must not stay, or the header names an option twice.
+            self.options = [(k, v) for k, v in self.options if keys.index(k) < index]
             if value != spec.default:
                 self.options.append((key, value))
             self.ask_option(index + 1)
@@ -244,6 +325,21 @@ class NewGame:
         self.app.push(Menu(spec.help or key, [
             Item(value, partial(choose, value), "default" if value == spec.default else "")
             for value in ordered
+        ]))
+
+    def ask_companion(self) -> None:
+        """For a game with an advisor: may the companion play a seat? Stored with the game."""
+        if self.game.id not in ADVISORS:
+            self.ask_seats()
+            return
+
+        def hand(seats: tuple[str, ...]) -> None:
+            self.companion = seats
+            self.ask_seats()
+
+        self.app.push(Menu("Companion plays?", [
+            Item("Nobody", partial(hand, ()), "default"),
+            *(Item(name, partial(hand, (name,)), "box plays") for name in self.names),
         ]))
 
     def ask_seats(self) -> None:
@@ -261,7 +357,7 @@ class NewGame:
 
     def start(self, order: list[str]) -> None:
         header = Header(self.game, tuple(order), tuple(self.options))
-        session = Session.new(self.app.store, header)
-        self.app.open(session.gid)
+        seats = [seat_line(name) for name in self.companion]
+        self.app.open(self.app.store.create(self.game.id, header.lines() + seats))
         if self.game.random_seats:
             self.app.toast("Order: " + " ".join(order))

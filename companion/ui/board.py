@@ -15,7 +15,7 @@ from typing import Any
 from PIL import ImageDraw
 
 from companion.games.base import Grid, Line
-from companion.ui.draw import BLACK, HEIGHT, WHITE, WIDTH, text, wrap
+from companion.ui.draw import BLACK, HEIGHT, WHITE, WIDTH, notice, text, wrap
 from companion.ui.intents import Intent
 from companion.ui.widgets import Host, Screen
 
@@ -37,13 +37,13 @@ Painter = Callable[[ImageDraw.ImageDraw, BoardView, Grid], None]
 
 
 def cell_box(view: BoardView, grid: Grid, square: Square) -> tuple[int, int, int, int]:
-    """The pixel box of a square (row 1 at the bottom)."""
+    """The pixel box of a square (row 1 at the bottom); cells may be wider than tall."""
     x0, y0, x1, y1 = view.box
-    size = min((x1 - x0 + 1) // grid.cols, (y1 - y0 + 1) // grid.rows)
+    width, height = (x1 - x0 + 1) // grid.cols, (y1 - y0 + 1) // grid.rows
     col, row = square
-    left = x0 + (col - 1) * size
-    top = y0 + (grid.rows - row) * size
-    return left, top, left + size - 1, top + size - 1
+    left = x0 + (col - 1) * width
+    top = y0 + (grid.rows - row) * height
+    return left, top, left + width - 1, top + height - 1
 
 
 def plain_board(draw: ImageDraw.ImageDraw, view: BoardView, grid: Grid) -> None:
@@ -66,9 +66,14 @@ class BoardScreen(Screen):
     """Pick ``grid.steps`` squares, then hand the line over to be played."""
 
     def __init__(self, grid: Grid, painter: Painter, summary: Callable[[], dict[str, Any]],
-                 done: Callable[[Line], str], question: str) -> None:
-        """``done`` plays the line and answers "" or the rules' reason for refusing it."""
+                 done: Callable[[Line], str], question: str, cell_width: int = 0) -> None:
+        """``done`` plays the line and answers "" or the rules' reason for refusing it.
+
+        ``cell_width`` widens the squares beyond their height, for a painter that writes
+        more than one mark in a square; 0 keeps them square.
+        """
         self.grid = grid
+        self.cell_width = cell_width
         self.painter = painter
         self.summary = summary
         self.done = done
@@ -78,18 +83,18 @@ class BoardScreen(Screen):
 
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
         size = min(HEIGHT // self.grid.rows, 64 // self.grid.cols)
-        box = (0, 0, size * self.grid.cols - 1, size * self.grid.rows - 1)
+        box = (0, 0, (self.cell_width or size) * self.grid.cols - 1, size * self.grid.rows - 1)
         view = BoardView(self.summary(), box, self.cursor, self.grid.marked(self.picked), self.picked)
         self.painter(draw, view, self.grid)
         left = box[2] + 3
         width = WIDTH - left
         text(draw, (left, 10), self.grid.actor, 12, width=width)
-        text(draw, (left, 23), " ".join(self.grid.words(self.cursor)), 12, width=width)
-        body = self.message or self.question
+        text(draw, (left, 23), self.grid.name(self.cursor), 12, width=width)
+        body = self.grid.note(self.cursor) or self.question
         for row, line in enumerate(wrap(body, 10, width - 2)[:3]):
             text(draw, (left, 36 + row * 11), line, 10, width=width)
-        if self.message:
-            draw.line((left, 26, WIDTH - 1, 26), fill=WHITE)
+        if self.message:  # a refusal, across the foot of the board: the side is too narrow
+            notice(draw, HEIGHT - 3, self.message)
 
     def on(self, intent: Intent, host: Host) -> None:
         kind = intent.kind

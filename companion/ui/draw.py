@@ -6,7 +6,7 @@ Sizes follow what reads at arm's length on the real panel: 12 px and up for what
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -28,26 +28,56 @@ def blank() -> Image.Image:
     return Image.new("1", (WIDTH, HEIGHT), BLACK)
 
 
-def fit(text: str, size: int, width: int) -> str:
-    """``text`` cut with an ellipsis so that it fits ``width`` pixels."""
-    face = font(size)
-    if face.getlength(text) <= width:
-        return text
-    while text and face.getlength(text + "~") > width:
-        text = text[:-1]
-    return text + "~"
+# Rendering text with FreeType is most of what drawing a screen costs, and a game shows the
+# same few hundred strings over and over: measurements and rendered strings are cached
+# (bounded, so memory stays flat however long the game).
+
+
+@lru_cache(maxsize=4096)
+def length(words: str, size: int) -> float:
+    """Width of a string in pixels."""
+    return float(font(size).getlength(words, mode="1"))  # 1-bit glyphs are hinted wider
+
+
+@lru_cache(maxsize=2048)
+def fit(words: str, size: int, width: int) -> str:
+    """``words`` cut with an ellipsis so that it fits ``width`` pixels."""
+    if length(words, size) <= width:
+        return words
+    while words and length(words + "~", size) > width:
+        words = words[:-1]
+    return words + "~"
+
+
+@lru_cache(maxsize=1024)
+def rendered(words: str, size: int, anchor: str) -> tuple[Image.Image | None, int, int]:
+    """A string drawn once as a 1-bit mask, with its offset from the anchor point.
+
+    It is drawn by ImageDraw.text itself on a scratch canvas big enough for any anchor and
+    cut to its ink, so the pixels are exactly those a direct call would draw.
+    """
+    reach = int(length(words, size)) + 2 * size + 4
+    origin = (reach, 2 * size)
+    canvas = Image.new("1", (2 * reach, 4 * size), 0)
+    ImageDraw.Draw(canvas).text(origin, words, font=font(size), fill=1, anchor=anchor)
+    box = canvas.getbbox()
+    if box is None:  # nothing but spaces
+        return None, 0, 0
+    return canvas.crop(box), box[0] - origin[0], box[1] - origin[1]
 
 
 def text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], words: str, size: int,
          fill: int = WHITE, width: int = WIDTH, anchor: str = "ls") -> None:
     """Draw one line at a baseline, cut to ``width``."""
-    draw.text(xy, fit(words, size, width), font=font(size), fill=fill, anchor=anchor)
+    mask, left, top = rendered(fit(words, size, width), size, anchor)
+    if mask is not None:
+        draw.bitmap((xy[0] + left, xy[1] + top), mask, fill=fill)
 
 
 def header(draw: ImageDraw.ImageDraw, left: str, right: str = "") -> None:
     """The inverted top bar: whose turn (or where we are) and a short figure."""
     draw.rectangle((0, 0, WIDTH - 1, HEADER - 1), fill=WHITE)
-    right_width = int(font(10).getlength(right)) + 2 if right else 0
+    right_width = int(length(right, 10)) + 2 if right else 0
     text(draw, (2, 10), left, 12, BLACK, WIDTH - right_width - 4)
     if right:
         text(draw, (WIDTH - 2, 10), right, 10, BLACK, anchor="rs")
@@ -73,13 +103,12 @@ def bar(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], value: int, t
 
 def wrap(words: str, size: int, width: int = WIDTH - 4) -> list[str]:
     """Break text into lines that fit ``width`` pixels."""
-    face = font(size)
     lines: list[str] = []
     for paragraph in words.split("\n"):
         line = ""
         for word in paragraph.split():
             trial = f"{line} {word}".strip()
-            if face.getlength(trial) <= width or not line:
+            if length(trial, size) <= width or not line:
                 line = trial
             else:
                 lines.append(line)
@@ -103,8 +132,19 @@ def label_and_hint(draw: ImageDraw.ImageDraw, xy: tuple[int, int], right: int, l
     The label always wins: a hint that would crowd it is left out.
     """
     x, baseline = xy
-    label_width = font(size).getlength(label)
-    hint_width = font(10).getlength(hint) if hint else 0
+    label_width = length(label, size)
+    hint_width = length(hint, 10) if hint else 0
     if hint and x + label_width + 6 + hint_width <= right:
         text(draw, (right, baseline), hint, 10, fill, anchor="rs")
     text(draw, (x, baseline), label, size, fill, right - x)
+
+
+def notice(draw: ImageDraw.ImageDraw, baseline: int, message: str) -> None:
+    """A message (a refusal's reason, a result) inverted, on up to two lines of 11 px
+    across the screen, the last on ``baseline``: it covers what is above until the next press.
+    """
+    lines = wrap(message, 11)[:2]
+    top = baseline - 10 - 11 * (len(lines) - 1)
+    draw.rectangle((0, top, WIDTH - 1, baseline + 2), fill=WHITE)
+    for row, line in enumerate(lines):
+        text(draw, (2, top + 10 + 11 * row), line, 11, BLACK)

@@ -1,7 +1,9 @@
-"""Key figures always on the play screen: the generic panel and the header's corner figure.
+"""Key figures always on the play screen: the generic panel and the header's corner figure;
+and the pages of figures a player flips to when one panel is not enough.
 
 Panels draw from the game's summary (records.md keys), so they never reach into a rules
-engine's state. Games with a panel of their own register it in :mod:`companion.ui.games`.
+engine's state. Games with a panel (or pages) of their own register it in
+:mod:`companion.ui.games`.
 """
 
 from __future__ import annotations
@@ -11,10 +13,14 @@ from typing import Any
 
 from PIL import ImageDraw
 
-from companion.ui.draw import text
+from companion.ui.draw import HEADER, HEIGHT, WIDTH, header, text
+from companion.ui.intents import Intent
+from companion.ui.widgets import Host, Screen
 
 Box = tuple[int, int, int, int]
 Panel = Callable[[ImageDraw.ImageDraw, dict[str, Any], Box], None]
+#: A page of figures: its name and what draws it below the header.
+View = tuple[str, Panel]
 
 
 def generic(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
@@ -37,3 +43,35 @@ def corner(summary: dict[str, Any]) -> str:
         if isinstance(summary.get(key), int):
             return f"{label}{summary[key]}"
     return ""
+
+
+def whose(summary: dict[str, Any]) -> str:
+    """Whose turn it is, as the header says it."""
+    if summary["over"]:
+        return "Game over"
+    return "Table" if summary["next"] == "table" else str(summary["next"])
+
+
+class Views(Screen):
+    """A game's pages of figures: up/down flip through them, any other key goes back.
+
+    The header keeps whose turn it is on the left, the page's name on the right.
+    """
+
+    def __init__(self, views: tuple[View, ...], summary: Callable[[], dict[str, Any]],
+                 at: int = 0) -> None:
+        self.views = views
+        self.summary = summary
+        self.at = at
+
+    def draw(self, draw: ImageDraw.ImageDraw) -> None:
+        summary = self.summary()
+        name, paint = self.views[self.at]
+        header(draw, whose(summary), f"{name} {self.at + 1}/{len(self.views)}")
+        paint(draw, summary, (0, HEADER + 1, WIDTH - 1, HEIGHT - 1))
+
+    def on(self, intent: Intent, host: Host) -> None:
+        if intent.kind in ("up", "down"):
+            self.at = (self.at + (1 if intent.kind == "down" else -1)) % len(self.views)
+        else:
+            host.pop()

@@ -10,19 +10,22 @@ from __future__ import annotations
 import random
 import sqlite3
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from PIL import ImageDraw
 
+from companion import ai
 from companion.dice import FAIR, device_roll
-from companion.games.base import Answer, Choice, Field, Form, Grid, IllegalLine, Line, Roll
+from companion.games.base import TABLE, Answer, Choice, Field, Form, Grid, IllegalLine, Line, Prompt, Roll
 from companion.session import Session
 from companion.ui.board import BoardScreen
-from companion.ui.draw import BLACK, HEADER, HEIGHT, WHITE, WIDTH, arrows, header, label_and_hint, text
-from companion.ui.figures import corner
-from companion.ui.games import painter, panel
+from companion.ui.draw import HEADER, HEIGHT, WHITE, WIDTH, arrows, header, label_and_hint, notice, text
+from companion.ui.figures import Views, corner
+from companion.ui.games import cell_width, painter, panel, roll_picture, views
 from companion.ui.intents import Intent
-from companion.ui.widgets import Host, Item, Menu, Numbers, Page, Screen, confirm
+from companion.ui.reveal import Reveal, plain_picture, rolled_faces, shown_lines
+from companion.ui.widgets import Host, Item, Menu, Numbers, Page, Preview, Screen, confirm
 
 PANEL = (0, HEADER + 1, WIDTH - 1, HEADER + 20)
 QUESTION_BASELINE = 45
@@ -34,26 +37,23 @@ def describe(lines: list[str]) -> str:
     return "; ".join(lines) if len(lines) <= 2 else f"{lines[0]} (+{len(lines) - 1} more)"
 
 
-def rolled_faces(ask: Roll, line: Line) -> str:
-    """``Ann 5, Bob 1``: each face beside its die's label, as the table would say it."""
-    faces = line.args[len(ask.prefix):]
-    if len(faces) != len(ask.labels):
-        return " ".join(faces)
-    return ", ".join(f"{label} {face}" for label, face in zip(ask.labels, faces))
-
-
 class PlayScreen(Screen):
     """A game in progress. Its menu is rebuilt from the prompt after every change."""
 
     def __init__(self, session: Session, host: Host, rng: random.Random = FAIR,
-                 leave: Callable[[], None] | None = None) -> None:
+                 leave: Callable[[], None] | None = None,
+                 one_by_one: Callable[[], bool] = lambda: False) -> None:
+        """``one_by_one`` is the players' setting: show a roll of many dice a line at a time."""
         self.session = session
         self.host = host
         self.rng = rng
         self.leave = leave or host.pop
+        self.one_by_one = one_by_one
         self.cursor = 0
         self.message = ""
         self._items: list[Item] | None = None
+        self.seats = ai.seats_of(session.store.game(session.gid).header)  # the companion plays
+        self._advice: tuple[Any, ai.Advice | None] | None = None
 
     # --- what the screen offers ---
 
@@ -62,33 +62,39 @@ class PlayScreen(Screen):
         return self.session.game.title
 
     def items(self) -> list[Item]:
-        """The answers to the pending prompt, extras after them; the end menu when over."""
+        """The answers to the pending prompt, extras after them; the end menu when over,
+        with any line the rules still accept after the end right after undo."""
         if self._items is None:
             ask = self.session.prompt()
-            if ask is None:
-                self._items = [Item("Undo last entry", self.undo, "mis-logged?"),
+            extras = [item for answer in (ask.extras if ask else ()) for item in self._answer(answer, "+ ")]
+            if ask is None or not ask.answers:
+                self._items = [Item("Undo last entry", self.undo, "mis-logged?"), *extras,
+                               *self.view_items(lambda act: act),
                                Item("Summary", self.show_summary),
                                Item("Leave", self.leave)]
             else:
                 self._items = [item for answer in ask.answers for item in self._answer(answer)]
-                self._items += [item for answer in ask.extras for item in self._answer(answer, "+ ")]
+                self._items += extras
+                self._items[:0] = self.companion_items(ask)
             self.cursor = min(self.cursor, len(self._items) - 1)
         return self._items
 
     def _answer(self, answer: Answer, mark: str = "") -> list[Item]:
         if isinstance(answer, Choice):
-            return [Item(mark + answer.label, lambda: self.play([answer.line]), answer.hint)]
+            return [Item(mark + answer.label, lambda: self.check(answer.line), answer.hint, answer)]
         if isinstance(answer, Roll):
             out = []
             again = self.session.roll_again(answer)
             if again is not None:
                 out.append(Item(f"{mark}Use {', '.join(again)} again", self.redo))
-            out.append(Item(f"{mark}Roll for me", lambda: self.roll(answer), answer.chance))
-            out.append(Item(f"{mark}Enter faces", lambda: self.enter_faces(answer), answer.chance))
+            out.append(Item(mark + answer.by_device, lambda: self.roll(answer), answer.chance))
+            out.append(Item(mark + answer.by_hand, lambda: self.enter_faces(answer), answer.chance,
+                            answer))
             return out
         if isinstance(answer, Grid):
-            return [Item(mark + answer.label, lambda: self.pick_squares(answer), "on the board")]
-        return [Item(mark + answer.label, lambda: self.fill_form(answer))]
+            return [Item(mark + answer.label, lambda: self.pick_squares(answer), "on the board",
+                         answer)]
+        return [Item(mark + answer.label, lambda: self.fill_form(answer), "", answer)]
 
     # --- actions, each committed before the screen changes ---
 
@@ -119,20 +125,54 @@ class PlayScreen(Screen):
         except IllegalLine as err:
             self.message = str(err)
             return
+        before, head = self.session.state, self.session.head
         self.play(lines, rolled=True, message="; ".join(rolled_faces(ask, line) for line in lines))
+        if self.session.head != head:
+            self.reveal(before, lines)
+
+    def reveal(self, before: Any, lines: list[Line]) -> None:
+        """Show a stored roll of several lines: one by one (the setting), or all at once in
+        the game's own picture; a game without one keeps the one-line message."""
+        picture = roll_picture(self.session.game.id)
+        each = self.one_by_one()
+        if len(lines) > 1 and (each or picture is not None):
+            shown = shown_lines(self.session.game, self.session.players, before, lines)
+            self.host.push(Reveal(shown, picture or plain_picture, each))
+            self.message = ""  # the picture says it better
 
     def enter_faces(self, ask: Roll, first_digit: int | None = None) -> None:
-        numbers = [Field(label, 1, sides) for label, sides in zip(ask.labels, ask.sides)]
+        numbers = [Field(label, 1, sides, names=ask.names) for label, sides in zip(ask.labels, ask.sides)]
         self.host.push(Numbers("Faces: " + ask.label, numbers,
                                lambda faces: self.play([ask.line(faces)]), first_digit))
 
-    def fill_form(self, form: Form) -> None:
-        self.host.push(Numbers(form.label, form.fields, lambda values: self.play([form.line(values)])))
+    def fill_form(self, form: Form, values: tuple[int, ...] = ()) -> None:
+        """Enter a form's numbers (starting from ``values`` when coming back to change them)."""
+        fields = tuple(replace(field, default=value) for field, value in zip(form.fields, values))
+
+        def done(got: tuple[int, ...]) -> None:
+            self.check(form.line(got), lambda: self.fill_form(form, got))
+        title = form.label if form.actor == TABLE else f"{form.actor}: {form.label}"  # whose entry
+        self.host.push(Numbers(title, fields or form.fields, done))
+
+    def check(self, line: Line, change: Callable[[], None] | None = None) -> None:
+        """Log a line the player picked; where the game previews it (a fish sum), show that
+        first, to log or go back (to ``change`` the entry). A refusal comes at once."""
+        game, state = self.session.game, self.session.state
+        if not self.guarded(lambda: game.apply(state, line)):
+            return
+        ahead = game.preview(state, line)
+        if not ahead:
+            self.play([line])
+            return
+        self.host.push(Preview(line.actor, ahead, lambda: self.play([line]), change))
 
     def pick_squares(self, grid: Grid) -> None:
         ask = self.session.prompt()
-        self.host.push(BoardScreen(grid, painter(self.session.game.id), self.session.summary,
-                                   self.refusal_of, ask.question if ask else grid.label))
+        game_id = self.session.game.id
+        # With several ways to answer, the one picked says best what the board is for.
+        question = ask.question if ask and len(ask.answers) == 1 else grid.label
+        self.host.push(BoardScreen(grid, painter(game_id), self.session.summary,
+                                   self.refusal_of, question, cell_width(game_id)))
 
     def refusal_of(self, line: Line) -> str:
         """Play a line; "" when it was logged, else the reason it was refused."""
@@ -175,13 +215,70 @@ class PlayScreen(Screen):
         items = [Item("Undo", then(self.undo), "start" if self.session.head == 0 else "")]
         if redo is not None:
             items.append(Item("Redo", then(self.redo), describe(list(redo.lines))[:12]))
+        items += self.hint_items(ask, then)
         items.append(Item("Rules: this step", then(lambda: self.host.push(
             Page(self.session.game.title, pages.get(topic) or pages.get("", ""))))))
+        items += self.view_items(then)
         items.append(Item("Summary", then(self.show_summary)))
         items.append(Item("Leave game", then(self.leave), "resume later"))
         items.append(Item("Abandon game", then(lambda: self.host.push(
             confirm("Abandon this game?", "Yes, abandon", self.abandon, self.host)))))
         return Menu("Game menu", items)
+
+    def view_items(self, then: Callable[[Callable[[], None]], Callable[[], None]]) -> list[Item]:
+        """A line for each of the game's pages of figures (scores...), opening it there."""
+        pages = views(self.session.game.id)
+
+        def opener(at: int) -> Callable[[], None]:
+            return then(lambda: self.host.push(Views(pages, self.session.summary, at)))
+        return [Item(name, opener(at)) for at, (name, _) in enumerate(pages)]
+
+    # --- the companion: hints, and the moves of the seats it plays ---
+
+    def advice(self) -> ai.Advice | None:
+        """The advisor's line for the position on screen, thought out once per position."""
+        state = self.session.state
+        if self._advice is None or self._advice[0] is not state:
+            advise = ai.advisor(self.session.game.id)
+            try:
+                self._advice = (state, advise(state, ai.THINK) if advise else None)
+            except IllegalLine:  # the advisor checks its line with the rules: no advice then
+                self._advice = (state, None)
+        return self._advice[1]
+
+    def companion_move(self, ask: Prompt | None) -> ai.Advice | None:
+        """The companion's move when the pending step belongs to a seat it plays."""
+        if ask is None or not ask.answers or ask.actor not in self.seats:
+            return None
+        return self.advice()
+
+    def companion_items(self, ask: Prompt) -> list[Item]:
+        """First on the list: one press says the table made the companion's move."""
+        move = self.companion_move(ask)
+        if move is None:
+            return []
+        return [Item("Done", lambda: self.check(move.line), move.note or "when made")]
+
+    def hint_items(self, ask: Prompt | None,
+                   then: Callable[[Callable[[], None]], Callable[[], None]]) -> list[Item]:
+        """The game menu's "Hint", for a game with an advisor, on a player's own step."""
+        if (ask is None or not ask.answers or ask.actor in (*self.seats, TABLE)
+                or self.session.game.id not in ai.ADVISORS):
+            return []
+        return [Item("Hint", then(self.show_hint), "a strong move")]
+
+    def show_hint(self) -> None:
+        """The advisor's move for the player to move, to play with one press or leave."""
+        hint = self.advice()
+        if hint is None:
+            self.message = "no hint for this step"
+            return
+
+        def play_it() -> None:
+            self.host.pop()
+            self.check(hint.line)
+        self.host.push(Menu(f"Hint: {hint.label}", [Item("Play it", play_it, hint.note),
+                                                    Item("Back", self.host.pop)]))
 
     def abandon(self) -> None:
         if self.guarded(self.session.abandon):
@@ -192,18 +289,18 @@ class PlayScreen(Screen):
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
         summary = self.session.summary()
         ask = self.session.prompt()
-        if ask is None:
+        if ask is None or not ask.answers:
             winners = summary["winners"]
             header(draw, "Game over", corner(summary))
             question = (" & ".join(winners) + (" wins!" if len(winners) == 1 else " win!")
-                        if winners else "A draw: nobody wins")
+                        if winners else self.session.game.no_winner)
         else:
             header(draw, ask.actor if ask.actor != "table" else "Table", corner(summary))
-            question = ask.question
+            move = self.companion_move(ask)
+            question = f"Companion: {move.label}" if move else ask.question
         panel(self.session.game.id)(draw, summary, PANEL)
-        if self.message:
-            draw.rectangle((0, QUESTION_BASELINE - 10, WIDTH - 1, QUESTION_BASELINE + 2), fill=WHITE)
-            text(draw, (2, QUESTION_BASELINE), self.message, 11, BLACK)
+        if self.message:  # a long one (a refusal's reason) takes a second line, over the panel
+            notice(draw, QUESTION_BASELINE, self.message)
         else:
             text(draw, (2, QUESTION_BASELINE), question, 11)
         items = self.items()

@@ -1,4 +1,5 @@
-"""Generic widgets: a menu, a number entry (dice faces, form fields) and a text page.
+"""Generic widgets: a menu, a number entry (dice faces, form fields), a text page and a
+preview to check before logging.
 
 A widget draws itself on a PIL ``ImageDraw`` and reacts to :class:`Intent` values through
 the small :class:`Host` interface, so widgets know nothing of games, sessions or devices.
@@ -13,7 +14,19 @@ from typing import Protocol
 from PIL import ImageDraw
 
 from companion.games.base import Field
-from companion.ui.draw import BLACK, HEADER, HEIGHT, WHITE, WIDTH, arrows, header, label_and_hint, text, wrap
+from companion.ui.draw import (
+    BLACK,
+    HEADER,
+    HEIGHT,
+    WHITE,
+    WIDTH,
+    arrows,
+    fit,
+    header,
+    label_and_hint,
+    text,
+    wrap,
+)
 from companion.ui.intents import Intent
 
 
@@ -44,8 +57,11 @@ class Item:
     """One menu line: what it says, a short hint, and what choosing it does."""
 
     label: str
-    run: Callable[[], None]
+    run: Callable[[], object]
     hint: str = ""
+    #: The prompt answer this line enters by hand (a choice, faces, a form, squares), so a
+    #: driver can type a record through the screens; None for the other lines.
+    answer: object = None
 
 
 ROW = 16  # pixels per menu row at 12 px type
@@ -131,12 +147,13 @@ class Numbers(Screen):
                 draw.rectangle((x + 1, 26, x + width - 2, 50), fill=WHITE)
             colour = BLACK if here else WHITE
             text(draw, (x + width // 2, 23), spec.label, 10, WHITE, width - 2, anchor="ms")
-            text(draw, (x + width // 2, 47), spec.word(value), 20, colour, width - 4, anchor="ms")
+            word = spec.word(value)
+            size = next((s for s in (20, 16) if fit(word, s, width - 4) == word), 12)  # a long name
+            text(draw, (x + width // 2, 47), word, size, colour, width - 4, anchor="ms")
         last = self.at == len(self.numbers) - 1
-        text(draw, (2, 62), "select: OK" if last else "select: next", 10)
         spec = self.numbers[self.at]
-        span = f"{spec.word(spec.low)}-{spec.word(spec.high)}"
-        text(draw, (WIDTH - 2, 62), span, 10, anchor="rs")
+        span = f"{spec.word(spec.low)}-{spec.word(spec.high)}"  # left out if it crowds (names)
+        label_and_hint(draw, (2, 62), WIDTH - 2, "select: OK" if last else "select: next", span, 10)
 
     def on(self, intent: Intent, host: Host) -> None:
         spec = self.numbers[self.at]
@@ -208,3 +225,48 @@ def confirm(title: str, yes: str, run: Callable[[], None], host: Host) -> Menu:
         run()
     return Menu(title, [Item("No, go back", host.pop), Item(yes, accept)])
 
+
+PREVIEW_BAR = 49  # the line above the choice, where the play screen has it
+
+
+class Preview(Screen):
+    """What an entry will do, to check before it is logged ("... = 1 fish").
+
+    The header keeps whose entry it is; the sentence takes the largest type it fits in
+    (12 px for two lines, 11 px for three); under it, "Yes, log it" and "No", as on the
+    play screen. "No" goes back to ``change`` the entry, if given; back (or the long press)
+    goes back as it is.
+    """
+
+    def __init__(self, title: str, body: str, accept: Callable[[], None],
+                 change: Callable[[], None] | None = None) -> None:
+        self.title = title
+        self.body = body
+        self.accept = accept
+        self.change = change
+        self.choices = ("Yes, log it", "No, change it" if change else "No, go back")
+        self.cursor = 0
+
+    def draw(self, draw: ImageDraw.ImageDraw) -> None:
+        header(draw, self.title, "check")
+        size, lines = 11, wrap(self.body, 11)
+        if len(wrap(self.body, 12)) <= 2:
+            size, lines = 12, wrap(self.body, 12)
+        for row, line in enumerate(lines[:3]):
+            text(draw, (2, HEADER + (row + 1) * size), line, size)
+        draw.line((0, PREVIEW_BAR, WIDTH - 1, PREVIEW_BAR), fill=WHITE)
+        label_and_hint(draw, (9, HEIGHT - 3), WIDTH - 1, self.choices[self.cursor],
+                       f"{self.cursor + 1}/2", 12)
+        arrows(draw, 0, PREVIEW_BAR + 2, HEIGHT - 1, self.cursor > 0, self.cursor == 0)
+
+    def on(self, intent: Intent, host: Host) -> None:
+        if intent.kind in ("up", "down"):
+            self.cursor = 1 - self.cursor
+        elif intent.kind in ("select", "right"):
+            host.pop()
+            if self.cursor == 0:
+                self.accept()
+            elif self.change is not None:
+                self.change()
+        elif intent.kind in ("back", "left", "context"):
+            host.pop()

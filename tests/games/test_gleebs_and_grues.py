@@ -16,14 +16,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from companion.dice import device_roll
 from companion.games.base import (
     BadArguments,
-    Choice,
-    Form,
     GameOver,
+    Grid,
     IllegalLine,
     Line,
     NotYourTurn,
+    Roll,
     UnknownVerb,
 )
 from companion.games.gleebs_and_grues import (
@@ -48,7 +49,9 @@ from companion.games.gleebs_and_grues import (
     parse_first,
     size,
 )
-from companion.record import RecordError, replay_text, summary
+from companion.record import Header, RecordError, replay_text, summary
+from companion.session import Session
+from companion.store import Store
 
 GAME = GleebsAndGrues()
 
@@ -115,10 +118,17 @@ def refuse_at(position: State, bad: str, error: type[IllegalLine]) -> str:
     return str(refused.value)
 
 
-def choices(position: State) -> list[Choice]:
+def grids(position: State) -> list[Grid]:
+    """The prompt's board picks; every answer of a player's step is one."""
     ask = GAME.prompt(position)
     assert ask is not None
-    return [a for a in ask.answers if isinstance(a, Choice)]
+    assert all(isinstance(a, Grid) for a in ask.answers)
+    return [a for a in ask.answers if isinstance(a, Grid)]
+
+
+def offered(position: State) -> list[str]:
+    """Every line the board picks allow, as text."""
+    return [str(line) for grid in grids(position) for line in grid.legal]
 
 
 # --- the records.md worked example ---
@@ -157,16 +167,27 @@ def test_grues_need_three_different_squares() -> None:
     refuse([], "table grues 1 2 3", BadArguments)  # squares are named, never numbered
 
 
-def test_the_setup_form_picks_squares_by_name() -> None:
+def test_the_setup_is_a_pick_of_squares_by_name_typed_or_random() -> None:
     ask = GAME.prompt(state([]))
     assert ask is not None and ask.actor == "table"
-    (form,) = ask.answers
-    assert isinstance(form, Form)
-    assert [(f.low, f.high) for f in form.fields] == [(1, 16)] * 3
-    line = form.line((1, 4, 16))
-    assert str(line) == "table grues a1 d1 d4"
+    (roll,) = ask.answers
+    assert isinstance(roll, Roll)
+    assert roll.sides == (16, 16, 16) and roll.labels == GRUES
+    line = roll.line((1, 4, 16))
+    assert str(line) == "table grues a1 d1 d4"  # the record names squares, never numbers
     board = GAME.details(GAME.apply(state([]), line))["board"]
     assert board == {"a1": ["K1"], "d1": ["K2"], "d4": ["K3"]}
+
+
+def test_a_device_pick_puts_the_grues_on_three_different_random_squares() -> None:
+    seen: set[str] = set()
+    for seed in range(40):
+        ask = GAME.prompt(state([]))
+        assert ask is not None and isinstance(ask.answers[0], Roll)
+        (line,) = device_roll(GAME, state([]), ask.answers[0], random.Random(seed))
+        assert len(set(line.args)) == 3 and set(line.args) <= set(SQUARES)
+        seen |= set(line.args)
+    assert seen == set(SQUARES)  # every square can be picked
 
 
 def test_the_first_player_places_first_and_moves_first() -> None:
@@ -221,9 +242,17 @@ def test_placement_goes_on_an_empty_square_with_your_own_unplaced_gleeb() -> Non
 def test_placement_choices_cover_every_unplaced_gleeb_and_empty_square() -> None:
     ask = GAME.prompt(state(SPEC_SETUP[:1]))
     assert ask is not None and ask.actor == "Ann"
-    labels = {a.label for a in ask.answers if isinstance(a, Choice)}
-    assert len(labels) == 6 * 13
-    assert "B1 a1" in labels and "G1 a1" not in labels and "B1 b2" not in labels
+    picks = grids(state(SPEC_SETUP[:1]))
+    assert [g.label for g in picks] == ["Place B1", "Place B2", "Place B3", "Place Y1", "Place Y2",
+                                        "Place Y3"]
+    assert all(g.steps == 1 and g.prefix == (g.label[-2:],) for g in picks)
+    lines = offered(state(SPEC_SETUP[:1]))
+    assert len(lines) == 6 * 13
+    assert "Ann place B1 a1" in lines and "Ann place B1 b2" not in lines
+    assert picks[0].marked(()) == {(c, r) for c in range(1, 5) for r in range(1, 5)} - {
+        (2, 2), (3, 3), (4, 4)}  # the grues' squares are taken
+    # Once B1 is down, it is no longer offered.
+    assert "Place B1" not in [g.label for g in grids(state(SPEC_SETUP[:3]))]
 
 
 # --- the gleeb step [S] ---
@@ -262,18 +291,20 @@ def test_the_whole_stack_moves_and_counts_as_its_top_piece() -> None:
     moved = play(position, "Ann move a1 c1")
     assert GAME.details(moved)["board"]["c1"] == ["R1", "G3", "Y1"]
     # ... and a size-1 one: only K1 can land on it, and it must.
-    assert [c.label for c in choices(moved)] == ["b1>c1"]
-    assert [c.hint for c in choices(moved)] == ["pins 3"]
+    assert offered(moved) == ["Ann grue b1 c1"]
+    assert GAME.details(play(moved, "Ann grue b1 c1"))["pinned"] == ["c1"]
 
 
-def test_gleeb_step_choices_name_the_landing() -> None:
+def test_a_gleeb_step_is_two_picks_on_the_board_from_the_legal_steps() -> None:
     position = state(SPEC_SETUP)
-    offered = choices(position)
-    assert {c.line for c in offered} == set(GAME.legal_lines(position))
-    by_label = {c.label: c for c in offered}
-    assert by_label["a1>a2"].hint == "onto G1"
-    assert str(by_label["a1>a2"].line) == "Ann move a1 a2"
-    assert "a1>b1" not in by_label
+    (grid,) = grids(position)
+    assert (grid.steps, grid.spell, grid.label) == (2, "alg", "Move a gleeb")
+    assert set(grid.legal) == set(GAME.legal_lines(position))
+    assert grid.start in grid.marked(())  # the cursor starts on a stack that can move
+    assert (1, 1) in grid.marked(()) and (1, 2) not in grid.marked(())  # Ann's B1, not Bob's G1
+    # B1 onto G1, Y2, R2 up the column, or R1, Y3 along the row; never onto its own B3.
+    assert grid.marked(((1, 1),)) == {(1, 2), (1, 3), (1, 4), (3, 1), (4, 1)}
+    assert str(grid.line(((1, 1), (1, 2)))) == "Ann move a1 a2"
 
 
 # --- the grue step [S] ---
@@ -286,7 +317,8 @@ def test_landing_on_a_gleeb_is_compulsory_with_the_grue_of_your_choice() -> None
     reason = refuse_at(position, "Ann grue b3 b2", CaptureRequired)
     assert reason == "a grue must land on a same-size gleeb: K1 can eat at a1"
     assert "K2 can eat at a4" in refuse_at(position, "Ann grue d4 d1", CaptureRequired)
-    assert [c.hint for c in choices(position)] == ["eats B1", "eats G2"]
+    (grid,) = grids(position)
+    assert grid.marked(()) == {(3, 1), (4, 4)}  # K1 and K2 may move, K3 may not
     play(position, "Ann grue d4 a4")  # either landing will do
 
 
@@ -441,15 +473,26 @@ def test_every_prompt_topic_has_a_page_and_the_house_defaults_are_marked() -> No
 # --- properties over random games ---
 
 
-def random_game(seed: int) -> list[State]:
-    """Every state of one random game, played through ``legal_lines``."""
+def random_lines(seed: int) -> tuple[str, list[Line]]:
+    """One random game, played through ``legal_lines``: who is first, and its lines."""
     rng = random.Random(seed)
-    position = GAME.start(("Ann", "Bob"), {"first": rng.choice(("", "Bob"))})
-    trio = rng.sample(SQUARES, 3)
-    states = [position, GAME.apply(position, Line("table", "grues", tuple(trio)))]
-    while not GAME.over(states[-1]):
-        states.append(GAME.apply(states[-1], rng.choice(GAME.legal_lines(states[-1]))))
-        assert len(states) < 100, "a game always ends: every turn pair stacks or feeds"
+    first = rng.choice(("", "Bob"))
+    position = GAME.start(("Ann", "Bob"), {"first": first})
+    lines = [Line("table", "grues", tuple(rng.sample(SQUARES, 3)))]
+    position = GAME.apply(position, lines[0])
+    while not GAME.over(position):
+        lines.append(rng.choice(GAME.legal_lines(position)))
+        position = GAME.apply(position, lines[-1])
+        assert len(lines) < 100, "a game always ends: every turn pair stacks or feeds"
+    return first, lines
+
+
+def random_game(seed: int) -> list[State]:
+    """Every state of one random game."""
+    first, lines = random_lines(seed)
+    states = [GAME.start(("Ann", "Bob"), {"first": first})]
+    for line in lines:
+        states.append(GAME.apply(states[-1], line))
     return states
 
 
@@ -494,4 +537,22 @@ def test_legal_lines_are_exactly_the_lines_apply_accepts(seed: int) -> None:
             except IllegalLine:
                 accepted = False
             assert accepted == (line in legal), line
-        assert {c.line for c in choices(position)} == legal
+        assert set(offered(position)) == {str(line) for line in legal}
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), back=st.integers(1, 40))
+def test_replay_equals_live_play_and_undo_then_redo_is_the_identity(seed: int, back: int) -> None:
+    first, lines = random_lines(seed)
+    options = (("first", first),) if first else ()
+    session = Session.new(Store(":memory:"), Header(GAME, ("Ann", "Bob"), options))
+    for line in lines:
+        session.play([line])
+    live, summary_then = session.state, session.summary()
+    assert replay_text(session.record()).state == live
+    back = min(back, len(lines))
+    for _ in range(back):
+        session.undo()
+    for _ in range(back):
+        session.redo()
+    assert session.state == live and session.summary() == summary_then

@@ -10,13 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.games import GAMES
-from companion.games.base import Choice, GameOver, IllegalLine, Line, NotYourTurn, Roll
+from companion.games.base import Choice, GameOver, Grid, IllegalLine, Line, NotYourTurn, Roll
 from companion.games.leaf_climbers import (
     LeafClimbers,
     LeafRefused,
     SquareFull,
     State,
     Unreachable,
+    capacity,
     index,
     move_costs,
     step_cost,
@@ -154,10 +155,10 @@ def test_leaf_refusals_name_the_reason() -> None:
     with pytest.raises(LeafRefused, match="c4 r3 is already blue: roll again"):
         play(state, "table leaf 4 3")
     state = play(state, "table leaf 2 5")
-    with pytest.raises(LeafRefused, match="c2 r5 is purple and already has a leaf: roll again"):
+    with pytest.raises(LeafRefused, match="c2 r5 is purple with a leaf: roll again"):
         play(state, "table leaf 2 5")
     state = play(state, "table leaf 3 3", "table leaf 3 3")
-    with pytest.raises(LeafRefused, match="c3 r3 already has 2 leaves this round: roll again"):
+    with pytest.raises(LeafRefused, match="c3 r3 already has 2 leaves: roll again"):
         play(state, "table leaf 3 3")
 
 
@@ -168,7 +169,7 @@ def test_fewer_leaves_fall_when_the_board_is_nearly_full() -> None:
     state = play(state, "table drop 20")
     assert state.falling == 5
     ask = GAME.prompt(state)
-    assert ask is not None and "leaf 1 of 5" in ask.question
+    assert ask is not None and "Leaf 1 of 5" in ask.question
     state = play(state, "table leaf 2 2", "table leaf 4 4", "table leaf 4 4", "table leaf 5 1")
     assert GAME.next_actor(state) == "table"
     state = play(state, "table leaf 5 1")
@@ -267,29 +268,51 @@ def test_prompts_for_dice() -> None:
     assert isinstance(d4, Roll) and d4.sides == (4,) and str(d4.line((3,))) == "Ann roll 3"
 
 
-def test_move_prompt_offers_exactly_the_legal_squares() -> None:
+def test_move_prompt_is_a_board_cursor_on_the_reachable_squares() -> None:
     heights = board({(2, 1): 2, (1, 3): 1, (3, 3): 4})
     state = replace(at(THREE, (1, 1), (1, 2), (1, 2)), elevation=heights)
     state = play(state, "table drop 2", "table leaf 3 1", "table leaf 1 1", "Ann roll 4")
     ask = GAME.prompt(state)
-    assert ask is not None and ask.actor == "Ann"
-    choices = [a for a in ask.answers if isinstance(a, Choice)]
-    assert len(choices) == len(ask.answers)
-    stay = choices[0]
+    assert ask is not None and ask.actor == "Ann" and ask.topic == "move"
+    grid, stay = ask.answers
+    assert isinstance(grid, Grid) and isinstance(stay, Choice)
+    assert (grid.cols, grid.rows, grid.start, grid.actor, grid.verb) == (6, 6, (1, 1), "Ann", "move")
     assert str(stay.line) == "Ann stay" and stay.hint == "leaf lands here!"
-    offered = {str(c.line): c for c in choices[1:]}
+    offered = {str(line) for line in grid.legal}
+    assert "Ann move 1 1" in offered  # her own square: the cursor starts there, same as stay
     assert "Ann move 1 2" not in offered  # two meeples there
-    assert offered["Ann move 3 1"].label == "c3 r1 (cost 4)"
-    assert offered["Ann move 3 1"].hint == "leaf lands here!"
-    assert offered["Ann move 2 1"].label == "c2 r1 (cost 3)" and offered["Ann move 2 1"].hint == ""
+    assert {"Ann move 3 1", "Ann move 2 1", "Ann move 3 2", "Ann move 2 2"} <= offered
+    assert grid.marked(()) == {(int(line.args[0]), int(line.args[1])) for line in grid.legal}
     for column in range(1, 7):
         for row in range(1, 7):
             line = Line("Ann", "move", (str(column), str(row)))
-            if str(line) in offered or (column, row) == (1, 1):
+            if str(line) in offered:
                 GAME.apply(state, line)
             else:
-                with pytest.raises(IllegalLine):
+                with pytest.raises((Unreachable, SquareFull)):
                     GAME.apply(state, line)
+
+
+def test_the_square_under_the_cursor_says_its_cost_and_flags_a_landing_leaf() -> None:
+    heights = board({(2, 1): 2, (1, 3): 1, (3, 3): 4})
+    state = replace(at(THREE, (1, 1), (1, 2), (1, 2)), elevation=heights)
+    state = play(state, "table drop 3", "table leaf 3 1", "table leaf 1 1", "table leaf 1 1",
+                 "Ann roll 4")
+    grid = GAME.prompt(state).answers[0]  # type: ignore[union-attr]
+    assert isinstance(grid, Grid)
+    assert grid.note((1, 1)) == "stay\nleaf x2"
+    assert grid.note((2, 1)) == "cost 3"  # up two: 1 + 2
+    assert grid.note((3, 1)) == "cost 4\nleaf!"  # round by row 2; over c2 r1 it is 5
+    assert grid.note((1, 2)) == "0 high\nfull"
+    assert grid.note((3, 3)) == "cost 8\ntoo far"
+    assert grid.name((3, 1)) == "c3 r1"
+
+
+def test_the_own_square_note_gives_the_height_hidden_by_two_letters() -> None:
+    state = replace(at(TWO, (2, 2), (2, 2)), elevation=board({(2, 2): 3}))
+    state = play(state, "table drop 1", "table leaf 6 6", "Ann roll 1")
+    grid = GAME.prompt(state).answers[0]  # type: ignore[union-attr]
+    assert isinstance(grid, Grid) and grid.note((2, 2)) == "stay\n3 high"
 
 
 @settings(max_examples=30, deadline=None)
@@ -302,7 +325,24 @@ def test_prompt_driven_games_end_and_keep_their_invariants(seed: int, count: int
     assert sorted(living + state.out) == list(range(count))
     assert len(living) <= 1 or all(h == 6 for h in state.elevation)
     assert GAME.winners(state) == tuple(players[s] for s in living)
-    assert all(0 <= h <= 6 for h in state.elevation)
-    squares = [p for p in state.positions if p is not None]
-    assert all(squares.count(p) <= 2 for p in squares)
     assert replay_text(format_record(Header(GAME, players), lines)).state == state
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), count=st.integers(2, 4))
+def test_every_state_of_a_random_game_keeps_the_limits(seed: int, count: int) -> None:
+    """Elevations 0-6, at most 216 chips, no square over its capacity, two meeples a square."""
+    players = FOUR[:count]
+    _, lines = playout(GAME, players, random.Random(seed), steps=2000)
+    state = GAME.start(players, {})
+    for line in lines:
+        before, state = state, GAME.apply(state, line)
+        assert all(0 <= h <= 6 for h in state.elevation)
+        assert sum(state.elevation) <= 216
+        if line.verb == "drop":
+            assert state.falling == min(int(line.args[0]), total_capacity(before.elevation))
+        if line.verb == "leaf":
+            square = (int(line.args[0]), int(line.args[1]))
+            assert state.leaves.count(square) <= capacity(state.height(square))
+        squares = [p for p in state.positions if p is not None]
+        assert all(squares.count(p) <= 2 for p in squares)

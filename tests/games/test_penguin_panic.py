@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from functools import cache
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from companion.games.base import BadArguments, Choice, Form, GameOver, Line, NotYourTurn, Roll, UnknownVerb
 from companion.games.penguin_panic import (
+    SET_POINTS,
     AbilityUsed,
     AlreadyBought,
     AlreadyPlaced,
@@ -169,14 +171,28 @@ def test_cannot_pay_more_fish_than_you_have() -> None:  # [D]
     refused(TooFewFish, "table line", "Ann ability 7", "Bob ability 3")  # 6 fish
     ask = GAME.prompt(state_after("table line", "Ann ability 7"))
     assert ask is not None
-    assert [c.line.args[0] for c in ask.answers if isinstance(c, Choice)] == ["4", "5", "6"]
+    assert [c.line.args[0] for c in ask.answers if isinstance(c, Choice)] == ["6", "5", "4"]
 
 
 def test_ability_choices_show_the_cost() -> None:
     ask = GAME.prompt(state_after("table line", "Ann ability 7"))
     assert ask is not None and ask.actor == "Bob" and ask.topic == "bribe"
     hints = {c.line.args[0]: c.hint for c in ask.answers if isinstance(c, Choice)}
-    assert hints == {"4": "costs 4 fish", "5": "costs 2 fish", "6": "free"}
+    assert hints == {"4": "4 fish", "5": "2 fish", "6": "free"}
+    assert ask.question == "Bob: ability? 5 fish"
+
+
+def test_bribe_phase_summary_has_each_spaces_cost_for_the_chooser() -> None:
+    assert replay("table line", "Ann ability 5", players="Ann Bob Cat")["costs"] == [
+        5, 4, 3, 2, None, 1, 0]  # space 1 skips 7, 6, 4, 3 and 2
+    assert replay(*ROUND_3P, players="Ann Bob Cat")["costs"] == []
+
+
+def test_a_paid_space_is_confirmed_with_its_price_a_free_one_is_not() -> None:
+    state = state_after("table line", "Ann ability 7")
+    assert GAME.preview(state, Line.parse("Bob ability 6")) == ""
+    assert GAME.preview(state, Line.parse("Bob ability 4")) == (
+        "Space 4, swap two: pay 4 fish, keep 1. -1 on every gain.")
 
 
 def test_ability_space_taken_or_out_of_turn() -> None:
@@ -264,12 +280,22 @@ def test_buy_offered_before_the_first_roll_only() -> None:
     def buys(*lines: str) -> list[str]:
         ask = GAME.prompt(state_after(*lines))
         assert ask is not None
-        return [str(e.line) for e in ask.extras if isinstance(e, Choice) and e.line.verb == "buy"]
+        return [str(e.line) for e in ask.answers if isinstance(e, Choice) and e.line.verb == "buy"]
 
     assert buys(*ROUND_2P) == ["Bob buy"]
     assert buys(*ROUND_2P, "Bob buy") == []
     assert buys(*ROUND_2P, "Bob roll 6 6 6") == []
     assert buys(*ROUND_2P, "Bob roll 1 2 3", "Bob place 1 1 0") == ["Ann buy"]
+
+
+def test_buy_a_die_is_asked_first_then_the_roll() -> None:
+    ask = GAME.prompt(state_after(*ROUND_2P))
+    assert ask is not None and ask.question == "Bob: buy a die?" and ask.actor == "Bob"
+    buy, roll = ask.answers
+    assert isinstance(buy, Choice) and buy.hint == "3 fish" and isinstance(roll, Roll)
+    ask = GAME.prompt(state_after(*ROUND_2P, "Bob buy"))
+    assert ask is not None and ask.question == "Bob: roll 4 dice"
+    assert replay(*ROUND_2P)["next"] == "Bob"  # the optional buy changes no one's turn
 
 
 def test_roll_prompt_has_the_right_number_of_dice() -> None:
@@ -362,10 +388,32 @@ def test_impossible_groups_are_refused() -> None:
 
 def test_place_prompt_offers_one_form_per_rolled_circle() -> None:
     ask = GAME.prompt(state_after(*ROUND_2P, "Bob roll 4 1 4"))
-    assert ask is not None and ask.topic == "place" and "L-G-1" in ask.question
+    assert ask is not None and ask.topic == "place"
     forms = [f for f in ask.answers if isinstance(f, Form)]
     assert [(f.label, f.prefix) for f in forms] == [("circle 1", ("1",)), ("circle 4", ("4",))]
     assert [(f.low, f.high) for f in forms[0].fields] == [(1, 10), (0, 5)]
+
+
+def test_rolled_dice_and_the_circles_they_allow_are_in_the_summary() -> None:
+    got = replay(*ROUND_2P, "Bob roll 4 6 4")
+    assert (got["dice"], got["circles"]) == ([4, 6, 4], [4])
+    got = replay(*WILD, "Bob roll 6 2", players="Ann Bob Cat")
+    assert got["circles"] == [1, 2, 3, 4, 5]
+    assert replay(*ROUND_2P, "Bob roll 6 6 6")["dice"] == []  # all sixes: nothing to place by
+    assert replay(*ROUND_2P, "Bob roll 1 2 3", "Bob place 1 1 0")["dice"] == []
+
+
+def test_fish_gain_is_shown_as_its_sum_before_it_is_applied() -> None:
+    # the worked example, with ability 1
+    state = state_after(*WILD, "Bob roll 6 2", players="Ann Bob Cat")
+    assert GAME.preview(state, Line.parse("Bob place 4 6 1")) == (
+        "6 linked - 1 coloured\n- 4 ability = 1 fish")
+    assert GAME.preview(state, Line.parse("Bob place 4 1 0")) == (
+        "1 linked - 0 coloured\n- 4 ability = -3: no fish")
+    state = state_after(*ROUND_2P, "Bob roll 1 2 3")
+    assert GAME.preview(state, Line.parse("Bob place 1 10 0")) == (
+        "10 linked - 0 coloured\n- 1 ability = 9 fish\n10 is the most: +5")
+    assert GAME.preview(state, Line.parse("Bob roll 1 2 3")) == ""
 
 
 # --- completed circles ---
@@ -411,14 +459,32 @@ def test_full_circle_counts_and_colours_checked() -> None:
         GAME.apply(state, Line.parse("Bob complete 1 red 4"))
 
 
-def test_full_circle_extras_after_placing() -> None:
+def test_full_circle_is_one_form_with_the_colour_by_name() -> None:
     ask = GAME.prompt(state_after(*ROUND_2P, "Bob roll 1 2 3", "Bob place 3 1 0",
                                   "Bob complete 1 red 2"))
     assert ask is not None and ask.actor == "Ann"
-    forms = [e for e in ask.extras if isinstance(e, Form) and e.verb == "complete"]
-    assert len(forms) == 4 * 5  # circle 1 is done this turn
-    assert forms[0].prefix == ("3", "red")  # the circle just played comes first
-    assert forms[0].actor == "Bob" and (forms[0].fields[0].low, forms[0].fields[0].high) == (2, 7)
+    (form,) = [e for e in ask.extras if isinstance(e, Form) and e.verb == "complete"]
+    circle, colour, out = form.fields
+    assert form.actor == "Bob" and (circle.low, circle.high, circle.default) == (1, 5, 3)
+    assert [colour.word(v) for v in range(colour.low, colour.high + 1)] == [
+        "red", "yellow", "green", "blue", "purple"]
+    assert (out.low, out.high) == (2, 7)
+    assert form.line((3, 4, 3)) == Line("Bob", "complete", ("3", "blue", "3"))
+
+
+def test_no_full_circle_form_once_all_five_are_logged() -> None:
+    lines = [*ROUND_2P, "Bob roll 1 2 3", "Bob place 3 1 0"]
+    lines += [f"Bob complete {k} red 2" for k in range(1, 6)]
+    ask = GAME.prompt(state_after(*lines))
+    assert ask is not None and not any(isinstance(e, Form) and e.verb == "complete" for e in ask.extras)
+
+
+def test_full_circle_preview_says_where_the_penguins_go() -> None:
+    state = state_after(*ROUND_2P, "Bob roll 1 2 5", "Bob place 2 3 0")
+    assert GAME.preview(state, Line.parse("Bob complete 2 green 4")) == (
+        "1 green escapes\nto Ann.\n3 back to the bag.")
+    assert GAME.preview(state, Line.parse("Bob complete 5 red 3")) == (
+        "No bribe: 1 red\nleaves the game.\n2 back to the bag.")
 
 
 # --- abilities 4 and 5 ---
@@ -483,7 +549,18 @@ def test_game_ends_when_the_bag_cannot_fill_a_line() -> None:  # [S] + [D] fewer
     assert got["over"] and got["next"] is None and got["bag"] == 4
     assert got["winners"] == ["Bob"]  # all on 0 points and 0 escapees: Bob is first in order
     refused(GameOver, *whole_game(), "table line")
-    assert GAME.prompt(state_after(*whole_game())) is None
+
+
+def test_after_the_end_only_the_last_players_full_circles_are_offered() -> None:  # records.md
+    ask = GAME.prompt(state_after(*whole_game()))
+    assert ask is not None and ask.answers == () and GAME.next_actor(state_after(*whole_game())) is None
+    (form,) = ask.extras
+    assert isinstance(form, Form) and form.actor == "Ann" and form.verb == "complete"
+    state = state_after(*whole_game(), "Ann complete 1 red 7", "Ann complete 2 blue 3")
+    assert not GAME.over(state) and GAME.next_actor(state) == "table"  # the bag holds 12 again
+    lines = [*ROUND_2P, *placements(("Bob", "Ann"), 12, {"Bob": 3})]
+    state = replace(state_after(*lines), bag=4, board=1)  # too few on the board for a full circle
+    assert GAME.over(state) and GAME.prompt(state) is None
 
 
 def test_exactly_twelve_in_the_bag_is_enough() -> None:  # [D] "fewer than 12"
@@ -510,6 +587,27 @@ def test_only_the_last_players_circles_after_the_end() -> None:
 ])
 def test_sets_of_different_colours(counts: tuple[int, ...], points: int) -> None:  # [S]
     assert set_score(counts) == points
+
+
+@cache
+def best_grouping(counts: tuple[int, ...]) -> int:
+    """The most points of any split of the escapees into sets of different colours, by
+    trying every split (small counts only)."""
+    if not any(counts):
+        return 0
+    held = [c for c, n in enumerate(counts) if n]
+    best = 0
+    for mask in range(1, 2 ** len(held)):
+        chosen = {held[i] for i in range(len(held)) if mask >> i & 1}
+        rest = tuple(n - (c in chosen) for c, n in enumerate(counts))
+        best = max(best, SET_POINTS[len(chosen)] + best_grouping(rest))
+    return best
+
+
+@settings(max_examples=80, deadline=None)
+@given(counts=st.tuples(*[st.integers(0, 3)] * 5))
+def test_largest_sets_first_is_the_best_grouping(counts: tuple[int, ...]) -> None:  # [S]
+    assert set_score(counts) == best_grouping(counts)
 
 
 def ended(escaped: tuple[tuple[int, ...], ...], order: tuple[int, ...] = (1, 0)) -> State:

@@ -10,11 +10,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.games.base import BadArguments, Choice, GameOver, Line, NotYourTurn, UnknownVerb
+from companion.games.base import (
+    BadArguments,
+    Choice,
+    Form,
+    GameOver,
+    IllegalLine,
+    Line,
+    NotYourTurn,
+    UnknownVerb,
+)
 from companion.games.quick_lemmings import (
     DEFAULT_DECK,
     TERRAINS,
     AllInSight,
+    DeckTooSmall,
     EmptyHand,
     NotInDeck,
     QuickLemmings,
@@ -109,13 +119,33 @@ def test_custom_deck_and_lemmings() -> None:
 
 
 @pytest.mark.parametrize("option", ["lemmings 0", "lemmings 4", "deck 0,1,3,4,4",  # no 2
-                                    "deck 2,2,2,2",  # too few to deal
+                                    "deck 2,2,2,2",  # 15 cards to deal, 5 players need 20
                                     "deck 2,2,x,2,2", "deck 2,2,10,2,2", "deck 2,,2,2,2"])
 def test_bad_options_are_refused_on_their_line(option: str) -> None:
-    five = " ".join(NAMES)  # the deck must be big enough for any player count
+    five = " ".join(NAMES)
     with pytest.raises(RecordError) as err:
         replay_text(record("Ann refill 0", players=five, options=(option,)))
     assert err.value.line == 3
+
+
+@pytest.mark.parametrize("count, legal", [(2, True), (3, True), (4, False), (5, False)])
+def test_a_small_deck_is_checked_against_the_actual_deal(count: int, legal: bool) -> None:
+    # Four cards a terrain: 5 x 3 = 15 cards to deal; the deal needs 11, 15, 18, 20.
+    header: dict[str, Any] = {"players": " ".join(NAMES[:count]),
+                              "options": ("lemmings 1", "deck 2,2,2,2")}
+    if legal:
+        assert replay(**header)["draw"] == 15 - sum(deal_sizes(count))
+        return
+    with pytest.raises(RecordError) as err:  # at the option line, not at the first action
+        replay_text(record("Ann refill 0", **header))
+    assert err.value.line == 4 and f"need {sum(deal_sizes(count))} cards" in err.value.reason
+    with pytest.raises(DeckTooSmall):
+        GAME.start(NAMES[:count], GAME.option_values({"deck": "2,2,2,2"}))
+
+
+def test_the_deck_is_not_asked_when_setting_up_on_the_box() -> None:
+    # The new-game screens ask only options with choices; a deck comes from a record.
+    assert GAME.options["lemmings"].choices and not GAME.options["deck"].choices
 
 
 # --- turns ---
@@ -183,6 +213,16 @@ def test_a_pile_with_every_zero_is_cut_to_one_zero_before_the_reshuffle() -> Non
     assert after.draw == before.discards + before.hands[before.turn] + 2 - (6 - before.draw)
 
 
+def test_two_piles_with_both_zeros_are_both_cut_before_the_reshuffle() -> None:  # [S]
+    lines = ("Ann play forest 0", "Bob play forest 0", "Ann play water 0", "Bob play water 0")
+    before, after = reshuffled(*lines)
+    assert before.piles[:2] == ((2, 0, 0), (2, 0, 0))
+    assert after.piles[:2] == ((0,), (0,)) and after.piles[2:] == before.piles[2:]
+    # Four cut cards (a 2 and a 0 from each) were shuffled in with the discards.
+    assert after.draw == before.discards + before.hands[before.turn] + 4 - (6 - before.draw)
+    assert after.discards == 0 and after.hands[before.turn] == 6
+
+
 def test_a_custom_deck_cuts_a_pile_holding_every_zero() -> None:
     options = ("deck 0,0,0,2,9,9",)  # three zeros of each terrain
     lines = ("Ann play swamp 0", "Bob play swamp 0")
@@ -243,10 +283,29 @@ def test_meadow_tile_when_the_terrain_tiles_are_gone() -> None:  # [S]
     assert s["tile"] == "meadow" and s["tiles"]["meadow"] == 5 and s["points"] == 2
 
 
-def test_no_tile_when_meadows_are_gone_too() -> None:  # [S]
+#: Fourteen new piles with a deck of rising values: 6 terrain tiles, then the 6 meadows,
+#: then nothing (tests/golden/quick-lemmings/tiles-run-out.record is the same game).
+RISING = ("Ann play forest 3", "Bob play forest 4", "Ann play forest 5", "Bob play forest 6",
+          "Ann play forest 7", "Bob play forest 8", "Ann play forest 9", "Bob play water 3",
+          "Ann play water 4", "Bob play water 5", "Ann refill 0", "Bob play water 6",
+          "Ann play water 7", "Bob refill 0", "Ann play water 8")
+RISING_DECK = ("deck 2,3,4,5,6,7,8,9",)
+
+
+def test_tiles_run_out_to_meadows_and_then_to_nothing() -> None:  # [S]
+    tiles = [replay(*RISING[:n], options=RISING_DECK)["tile"] for n in range(1, len(RISING) + 1)]
+    # A refill (the 11th and 14th line) keeps the last play's tile on show.
+    assert tiles == ["forest"] * 3 + ["meadow"] * 4 + ["water"] * 4 + ["meadow"] * 3 + [None]
+    s = replay(*RISING, options=RISING_DECK)
+    assert s["tiles"] == {t: 0 if t in ("forest", "water") else 3 for t in TERRAINS} | {"meadow": 0}
+    assert (s["points"], s["piles"]["water"]) == (8, [8])
+
+
+def test_no_tile_left_at_all_is_still_a_new_pile() -> None:  # [S]
     state = replace(state_after(), tiles=(0, 0, 0, 0, 0, 0))
     after = GAME.apply(state, Line("Ann", "play", ("desert", "3")))
     assert after.tile is None and after.points == 3 and after.piles[4] == (3,)
+    assert GAME.details(after)["discards"] == 1
 
 
 def test_play_needs_a_card_in_hand() -> None:
@@ -271,6 +330,22 @@ def test_a_discarded_pile_card_stays_in_sight() -> None:
     assert replay(*lines, "Bob play forest 0")["points"] == 3
 
 
+def test_the_summary_says_what_the_turn_played_and_what_each_card_would_give() -> None:
+    s = replay("Ann play swamp 3")  # swamp pile: [3]; the starter 2 is discarded
+    assert s["played"] == {"player": "Ann", "terrain": "swamp", "value": 3}
+    swamp = {g["value"]: (g["points"], g["new_pile"], g["tile"]) for g in s["gains"]["swamp"]}
+    assert swamp == {0: (3, False, None), 1: (4, False, None), 2: (5, False, None),
+                     3: (6, False, None), 4: (4, True, "swamp")}
+    forest = {g["value"]: (g["points"], g["new_pile"]) for g in s["gains"]["forest"]}
+    assert forest == {0: (2, False), 1: (3, False), 2: (4, False), 3: (3, True), 4: (4, True)}
+    assert replay("Ann play swamp 3", "Bob refill 0")["played"] is None
+
+
+def test_a_card_that_cannot_be_in_a_hand_gains_nothing() -> None:
+    s = replay("Ann play desert 0", "Bob play desert 0")
+    assert [g["value"] for g in s["gains"]["desert"]] == [1, 2, 3, 4]
+
+
 # --- the end ---
 
 
@@ -293,26 +368,50 @@ def test_finish_is_for_players_only() -> None:
 
 
 def answers(state: State) -> list[str]:
+    """The ready-made answers' lines."""
     ask = GAME.prompt(state)
     assert ask is not None
     return [str(a.line) for a in ask.answers if isinstance(a, Choice)]
 
 
-def test_prompt_offers_refills_up_to_the_hand_and_possible_plays() -> None:
+def card_form(state: State) -> Form:
+    """The prompt's card entry."""
+    ask = GAME.prompt(state)
+    assert ask is not None
+    forms = [a for a in ask.answers if isinstance(a, Form)]
+    assert len(forms) == 1
+    return forms[0]
+
+
+def test_a_card_is_entered_as_its_terrain_then_its_value() -> None:
+    form = card_form(state_after())
+    terrain, value = form.fields
+    assert form.actor == "Ann" and terrain.names == TERRAINS
+    assert (value.low, value.high) == (0, 4)
+    assert str(form.line((2, 3))) == "Ann play mountain 3"
+
+
+def test_the_card_entry_spans_a_custom_deck_and_the_rules_refuse_the_gaps() -> None:
+    options = ("deck 0,2,2,9,9",)
+    form = card_form(state_after(options=options))
+    assert (form.fields[1].low, form.fields[1].high) == (0, 9)
+    with pytest.raises(NotInDeck, match="the deck has no 5"):
+        GAME.apply(state_after(options=options), form.line((1, 5)))
+
+
+def test_a_card_that_cannot_exist_is_refused_with_the_reason() -> None:
     state = state_after("Ann play desert 0", "Bob play desert 0")
-    offered = answers(state)
-    assert [a for a in offered if "refill" in a] == [f"Ann refill {k}" for k in range(5)]
-    assert "Ann play desert 0" not in offered and "Ann play desert 4" in offered
-    assert len([a for a in offered if "play" in a]) == 5 * 5 - 1
+    with pytest.raises(AllInSight, match="no desert 0 is left"):
+        GAME.apply(state, card_form(state).line((4, 0)))
 
 
-def test_prompt_hints_say_what_a_play_gives() -> None:
+def test_prompt_offers_refills_up_to_the_hand_with_what_they_draw() -> None:
     ask = GAME.prompt(state_after())
     assert ask is not None and ask.actor == "Ann" and ask.topic in GAME.pages
-    hints = {str(a.line): a.hint for a in ask.answers if isinstance(a, Choice)}
-    assert hints["Ann play forest 1"] == "3 pts"
-    assert hints["Ann play swamp 3"] == "3 pts, lay swamp"
-    assert hints["Ann refill 2"] == "draw 3"
+    refills = [(str(a.line), a.label, a.hint) for a in ask.answers if isinstance(a, Choice)]
+    assert refills[0] == ("Ann refill 0", "Refill, drop 0", "draw 1")
+    assert refills[2] == ("Ann refill 2", "Refill, drop 2", "draw 3")
+    assert len(refills) == 6  # Ann holds 5
 
 
 def test_prompt_offers_no_play_with_an_empty_hand() -> None:
@@ -355,6 +454,28 @@ def test_worked_example() -> None:
 DECKS = (DEFAULT_DECK, "0,2,2,2,2", "2,2,2,2,2", "1,2,2,3,3", "0,0,0,2,9,9", "0,0,1,2,3,4,5,6")
 
 
+def legal_lines(state: State) -> tuple[list[Line], list[Line]]:
+    """Every legal required line (each card the form can enter that the rules take), and
+    the extras."""
+    ask = GAME.prompt(state)
+    assert ask is not None
+    required: list[Line] = []
+    for answer in ask.answers:
+        if isinstance(answer, Choice):
+            required.append(answer.line)
+            continue
+        assert isinstance(answer, Form)
+        terrain, value = answer.fields
+        for line in (answer.line((t, v)) for t in range(terrain.low, terrain.high + 1)
+                     for v in range(value.low, value.high + 1)):
+            try:
+                GAME.apply(state, line)
+            except IllegalLine:
+                continue
+            required.append(line)
+    return required, [e.line for e in ask.extras if isinstance(e, Choice)]
+
+
 @settings(max_examples=150, deadline=None)
 @given(count=st.integers(2, 5), deck=st.sampled_from(DECKS),
        picks=st.lists(st.integers(0, 10**6), max_size=250))
@@ -364,13 +485,11 @@ def test_cards_are_conserved_and_nothing_goes_negative(count: int, deck: str,
     state = GAME.start(players, GAME.option_values({"deck": deck, "lemmings": "3"}))
     cards = len(TERRAINS) * len(deck.split(","))
     for pick in picks:
-        ask = GAME.prompt(state)
-        if ask is None:
+        if GAME.over(state):
             break
-        pool = ask.extras if pick % 40 == 0 else ask.answers  # finishes now and then
-        choice = pool[pick // 40 % len(pool)]
-        assert isinstance(choice, Choice)
-        state = GAME.apply(state, choice.line)
+        required, extras = legal_lines(state)
+        pool = extras if pick % 40 == 0 else required  # finishes now and then
+        state = GAME.apply(state, pool[pick // 40 % len(pool)])
         s = GAME.details(state)
         assert total(s) == cards
         assert all(n >= 0 for n in s["tiles"].values())
@@ -380,3 +499,26 @@ def test_cards_are_conserved_and_nothing_goes_negative(count: int, deck: str,
             assert pile, f"the {terrain} pile is never empty"
             assert list(pile) == sorted(pile, reverse=True)  # each card joins at or below
             assert all(pile.count(v) + seen.count(v) <= state.deck.count(v) for v in state.deck)
+
+
+@settings(max_examples=60, deadline=None)
+@given(count=st.integers(2, 5), deck=st.sampled_from(DECKS),
+       picks=st.lists(st.integers(0, 10**6), max_size=120))
+def test_the_gains_shown_are_what_each_play_gives(count: int, deck: str, picks: list[int]) -> None:
+    """The ``gains`` the piles screen shows: exactly the cards the rules would take now, each
+    with the points, new pile and tile that playing it gives."""
+    state = GAME.start(NAMES[:count], GAME.option_values({"deck": deck}))
+    for pick in picks:
+        required, _ = legal_lines(state)
+        seat = state.turn
+        if state.hands[seat]:
+            plays = {(line.args[0], int(line.args[1])): GAME.apply(state, line)
+                     for line in required if line.verb == "play"}
+            shown = GAME.details(state)["gains"]
+            assert set(plays) == {(t, g["value"]) for t in TERRAINS for g in shown[t]}
+            for terrain, gains in shown.items():
+                for gain in gains:
+                    after = plays[terrain, gain["value"]]
+                    assert (gain["points"], gain["tile"]) == (after.points, after.tile)
+                    assert gain["new_pile"] == (len(after.piles[TERRAINS.index(terrain)]) == 1)
+        state = GAME.apply(state, required[pick % len(required)])

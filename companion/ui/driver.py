@@ -1,0 +1,143 @@
+"""Type a game record into the companion through its screens, press by press.
+
+The driver knows nothing of any game: it reads what the screens offer (menu items, and the
+prompt answer each one enters) and presses up, down and select as a player with a joystick
+would. The benchmark uses it to play checked-in records through the real loop, and tests
+use it to prove that every line of a record can be entered on the box.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from companion.ai import ADVISORS
+from companion.games import TITLES
+from companion.games.base import Choice, Field, Form, Grid, Line, Roll
+from companion.record import Header
+from companion.ui.app import App
+from companion.ui.board import BoardScreen
+from companion.ui.intents import Intent
+from companion.ui.play import PlayScreen
+from companion.ui.widgets import Item, Menu, Numbers, Preview
+
+
+class DriverError(Exception):
+    """The screens offer no way to enter what was asked."""
+
+
+class Driver:
+    """Presses intents into a running app (through ``press``, e.g. the daemon's queue)."""
+
+    def __init__(self, app: App, press: Callable[[Intent], None]) -> None:
+        self.app = app
+        self.press = press
+
+    # --- menus ---
+
+    def choose(self, label: str) -> None:
+        """Move the top menu's cursor to the item with this label and select it."""
+        menu = self.app.top
+        if not isinstance(menu, Menu):
+            raise DriverError(f"no menu on screen to choose {label!r} from")
+        items = list(menu.items)
+        labels = [item.label for item in items]
+        if label not in labels:
+            raise DriverError(f"{menu.title!r} offers no {label!r} (it has {labels})")
+        self._select(labels.index(label), menu.cursor, len(items))
+
+    def new_game(self, header: Header) -> None:
+        """From the home screen, set up the game the header describes."""
+        game = header.game
+        self.choose("New game")
+        self.choose(TITLES[game.id])
+        if game.min_players != game.max_players:
+            self.choose(f"{len(header.players)} players")
+        for name in header.players:
+            self.choose(name)
+        given = dict(header.options)
+        for key, spec in game.options.items():
+            if spec.choices:
+                self.choose(given.get(key, spec.default))
+        if game.id in ADVISORS:
+            self.choose("Nobody")  # the companion plays no seat
+        if game.random_seats:
+            self.choose("As entered")
+
+    def leave_game(self) -> None:
+        """Back out of whatever is open to the play screen, then leave through the game menu."""
+        while not isinstance(self.app.top, PlayScreen) and len(self.app.stack) > 1:
+            self.press(Intent("back"))
+        if isinstance(self.app.top, PlayScreen):
+            self.press(Intent("context"))
+            self.choose("Leave game")
+
+    # --- the play screen ---
+
+    def line(self, line: Line) -> None:
+        """Enter one record line on the play screen."""
+        screen = self.app.top
+        if not isinstance(screen, PlayScreen):
+            raise DriverError(f"not on the play screen for {line}")
+        items = screen.items()
+        index, answer = self._find(items, line)
+        self._select(index, screen.cursor, len(items))
+        if isinstance(answer, Roll):
+            fields = [Field(label, 1, sides, names=answer.names)
+                      for label, sides in zip(answer.labels, answer.sides)]
+            values = tuple(_value(f, word) for f, word in zip(fields, line.args[len(answer.prefix):]))
+            self._numbers(fields, values)
+        elif isinstance(answer, Form):
+            words = line.args[len(answer.prefix):]
+            self._numbers(answer.fields, tuple(_value(f, w) for f, w in zip(answer.fields, words)))
+        elif isinstance(answer, Grid):
+            self._squares(answer, line)
+        while isinstance(self.app.top, Preview):  # "this will give 1 fish": yes, log it
+            self.press(Intent("select"))
+
+    def _find(self, items: Sequence[Item], line: Line) -> tuple[int, object]:
+        for index, item in enumerate(items):
+            answer = item.answer
+            if isinstance(answer, Choice) and answer.line == line:
+                return index, answer
+        for index, item in enumerate(items):
+            answer = item.answer
+            if (isinstance(answer, (Roll, Form, Grid)) and (answer.actor, answer.verb) == (line.actor, line.verb)
+                    and line.args[:len(answer.prefix)] == answer.prefix):
+                return index, answer
+        raise DriverError(f"the play screen offers no way to enter {line}")
+
+    def _walk(self, forward: str, back: str, distance: int, span: int) -> None:
+        """Go ``distance`` steps forward round a ring of ``span``, the shorter way, and select."""
+        distance %= span
+        kind, times = (forward, distance) if distance <= span - distance else (back, span - distance)
+        for _ in range(times):
+            self.press(Intent(kind))
+        self.press(Intent("select"))
+
+    def _select(self, index: int, cursor: int, count: int) -> None:
+        self._walk("down", "up", index - cursor, count)
+
+    def _numbers(self, fields: Sequence[Field], values: tuple[int, ...]) -> None:
+        for field, value in zip(fields, values):
+            screen = self.app.top
+            if not isinstance(screen, Numbers):
+                raise DriverError("no number entry on screen")
+            self._walk("up", "down", value - screen.values[screen.at], field.high - field.low + 1)
+
+    def _squares(self, grid: Grid, line: Line) -> None:
+        words = line.args[len(grid.prefix):]
+        size = len(grid.words((1, 1)))
+        for start in range(0, len(words), size):
+            target = next((c, r) for c in range(1, grid.cols + 1) for r in range(1, grid.rows + 1)
+                          if grid.words((c, r)) == words[start:start + size])
+            screen = self.app.top
+            if not isinstance(screen, BoardScreen):
+                raise DriverError("no board on screen")
+            here = (screen.cursor[0] - 1) * grid.rows + screen.cursor[1] - 1
+            there = (target[0] - 1) * grid.rows + target[1] - 1
+            self._walk("up", "down", there - here, grid.cols * grid.rows)
+
+
+def _value(field: Field, word: str) -> int:
+    """The number a form field needs for a record word."""
+    return field.low + field.names.index(word) if field.names else int(word)

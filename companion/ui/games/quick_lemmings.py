@@ -1,0 +1,175 @@
+"""Quick Lemmings on screen: the last play's points and tile in large type, and pages to flip to.
+
+The panel under the header shows what the most recent play gave (its movement points
+large, and the tile to lay), since that is what the player moving a lemming needs; after a
+refill it shows the hand, the draw pile and the lemmings home. The pages (from the game
+menu): the piles, with what a card of each value would give on each of them right now (the
+decision every turn); the cards of each pile; the players' hands and lemmings home; the
+tiles left and the draw pile.
+
+Everything is drawn from the summary (records.md keys plus the engine's ``played``,
+``gains`` and ``lemmings``), so this module never imports the rules engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PIL import ImageDraw
+
+from companion.ui.draw import BLACK, WHITE, length, text
+from companion.ui.figures import Box, View
+
+TERRAINS = ("forest", "water", "mountain", "swamp", "desert")
+MEADOW = "meadow"
+SHORT = {"forest": "For", "water": "Wat", "mountain": "Mtn", "swamp": "Swp", "desert": "Des",
+         MEADOW: "Mdw"}
+VALUES_SHOWN = 5  # card-value rows that fit under the pile names
+NAME_ROW = 9  # the pile names across the top of a page
+GAIN_ROW = 8  # pixels per card-value row (or per card of a pile)
+VALUE_WIDTH = 12  # the card values down the left of the piles page
+PILE_WIDTH = 23  # pixels per pile on the piles page
+TILE_DESCENT = 2  # rows below the baseline that 12 px type needs
+PLAYER_ROW = 10  # pixels per player: five fit under the header
+HAND_RIGHT = 74  # where the hand sizes end on the players page
+PLAYER_NAME = 36  # pixels for a name on the players page
+
+
+# --- the panel: the last play, or the hand and the draw pile ---
+
+
+def panel(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+    """The most recent play's points and tile, large; else the figures for the turn."""
+    if summary["played"] is not None:
+        last_play(draw, summary, box)
+    else:
+        turn_figures(draw, summary, box)
+
+
+def last_play(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+    """``7 pts`` in 20 px type; who played what; the tile to lay, inverted, in 12 px."""
+    x0, y0, x1, y1 = box
+    played = summary["played"]
+    points = str(summary["points"])
+    text(draw, (x0 + 1, y1), points, 20)
+    right = x0 + 3 + int(length(points, 20))
+    text(draw, (right, y1), "pts", 10)
+    left = right + int(length("pts", 10)) + 5
+    text(draw, (left, y0 + 7), f"{played['player']}: {played['terrain']} {played['value']}", 9,
+         width=x1 - left)
+    tile_baseline = y1 - TILE_DESCENT  # the tile line fills the rest of the panel
+    tile = summary["tile"]
+    if tile is None:
+        started = len(summary["piles"][played["terrain"]]) == 1
+        text(draw, (left, tile_baseline), "no tile left" if started else "no tile", 12, width=x1 - left)
+        return
+    draw.rectangle((left, y0 + 8, x1, y1), fill=WHITE)
+    text(draw, (left + 2, tile_baseline), f"lay {tile}", 12, BLACK, x1 - left - 3)
+
+
+def turn_figures(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+    """The hand of the player to act and the draw pile; the lemmings already home."""
+    x0, y0, x1, _ = box
+    who = summary["next"]
+    hand = f"{who}: hand {summary['hands'][who]}, " if who else ""
+    text(draw, (x0 + 1, y0 + 8), f"{hand}draw pile {summary['draw']}", 10, width=x1 - x0)
+    home = [f"{name} {done}" for name, done in summary["finished"].items() if done]
+    line = "home: " + ", ".join(home) if home else f"discards {summary['discards']}"
+    text(draw, (x0 + 1, y0 + 18), line, 10, width=x1 - x0)
+
+
+# --- the pages ---
+
+
+def piles_page(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+    """The five piles side by side, and down each one what a card of each value would give
+    on it now: the points, inverted where the card starts a new pile (so the edge of the
+    inverted part is the pile's lowest card)."""
+    x0, y0, x1, _ = box
+    gains = summary["gains"]
+    values = sorted({g["value"] for kind in TERRAINS for g in gains[kind]})[:VALUES_SHOWN]
+    for row, value in enumerate(values):
+        text(draw, (x0 + 1, y0 + NAME_ROW + (row + 1) * GAIN_ROW - 1), str(value), 9)
+    for column, kind in enumerate(TERRAINS):
+        left = x0 + VALUE_WIDTH + column * PILE_WIDTH
+        text(draw, (left + PILE_WIDTH // 2, y0 + NAME_ROW - 2), SHORT[kind], 10, anchor="ms")
+        by_value = {g["value"]: g for g in gains[kind]}
+        for row, value in enumerate(values):
+            top = y0 + NAME_ROW + row * GAIN_ROW
+            gain_cell(draw, by_value.get(value), (left + 1, top, left + PILE_WIDTH - 2, top + GAIN_ROW - 1))
+
+
+def cards_page(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+    """The five piles side by side with their cards, oldest at the top and the lowest (the
+    newest) inverted at the bottom; ``+N`` when older cards do not fit."""
+    x0, y0, x1, y1 = box
+    width = (x1 - x0 + 1) // len(TERRAINS)
+    rows = (y1 - y0 + 1 - NAME_ROW) // GAIN_ROW
+    for column, kind in enumerate(TERRAINS):
+        left = x0 + column * width
+        centre = left + width // 2
+        text(draw, (centre, y0 + NAME_ROW - 2), SHORT[kind], 10, anchor="ms")
+        pile = summary["piles"][kind]
+        shown = pile if len(pile) <= rows else pile[-(rows - 1):]
+        lines = ([f"+{len(pile) - len(shown)}"] if len(shown) < len(pile) else []) + [str(c) for c in shown]
+        for row, words in enumerate(lines):
+            top = y0 + NAME_ROW + row * GAIN_ROW
+            ink = WHITE
+            if row == len(lines) - 1:
+                draw.rectangle((left + 4, top, left + width - 5, top + GAIN_ROW - 1), fill=WHITE)
+                ink = BLACK
+            text(draw, (centre, top + GAIN_ROW - 1), words, 9, ink, anchor="ms")
+
+
+def gain_cell(draw: ImageDraw.ImageDraw, gain: dict[str, Any] | None, box: Box) -> None:
+    """One card's gain: points; a new pile inverted, ``m`` when it lays a meadow, outlined
+    when no tile is left; a dot when no such card can be in a hand."""
+    x0, y0, x1, y1 = box
+    centre = (x0 + x1 + 1) // 2
+    if gain is None:
+        draw.point((centre, (y0 + y1) // 2), fill=WHITE)
+        return
+    words = str(gain["points"])
+    ink = WHITE
+    if gain["new_pile"] and gain["tile"] is None:
+        draw.rectangle(box, outline=WHITE)
+    elif gain["new_pile"]:
+        draw.rectangle(box, fill=WHITE)
+        ink = BLACK
+        words += "m" if gain["tile"] == MEADOW else ""
+    text(draw, (centre, y1), words, 9, ink, x1 - x0, anchor="ms")
+
+
+def players_page(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+    """Per player: the cards in hand and the lemmings home, the player to act inverted."""
+    x0, y0, x1, _ = box
+    lemmings = summary["lemmings"]
+    for row, name in enumerate(summary["players"]):
+        top = y0 + row * PLAYER_ROW
+        baseline = top + PLAYER_ROW - 2
+        ink = WHITE
+        if name == summary["next"]:
+            draw.rectangle((x0, top, x1, top + PLAYER_ROW - 1), fill=WHITE)
+            ink = BLACK
+        text(draw, (x0 + 2, baseline), name, 10, ink, PLAYER_NAME)
+        text(draw, (HAND_RIGHT, baseline), f"hand {summary['hands'][name]}", 10, ink, anchor="rs")
+        text(draw, (x1 - 1, baseline), f"home {summary['finished'][name]}/{lemmings}", 10, ink,
+             anchor="rs")
+
+
+def tiles_page(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+    """The tiles left of each terrain and the meadows, then the draw and discard piles."""
+    x0, y0, x1, y1 = box
+    kinds = (*TERRAINS, MEADOW)
+    width = (x1 - x0 + 1) // len(kinds)
+    text(draw, (x0 + 1, y0 + 8), "tiles left", 9)
+    for i, kind in enumerate(kinds):
+        centre = x0 + i * width + width // 2
+        text(draw, (centre, y0 + 18), SHORT[kind], 9, anchor="ms")
+        text(draw, (centre, y0 + 31), str(summary["tiles"][kind]), 12, anchor="ms")
+    text(draw, (x0 + 1, y1 - 1), f"draw {summary['draw']}", 12)
+    text(draw, (x1 - 1, y1 - 1), f"discards {summary['discards']}", 12, anchor="rs")
+
+
+VIEWS: tuple[View, ...] = (("piles", piles_page), ("cards", cards_page), ("players", players_page),
+                           ("tiles", tiles_page))

@@ -1,0 +1,107 @@
+"""A device roll of many dice, shown one line at a time or all at once (a player's setting).
+
+One press of "Roll for me" may log many lines (a round's d20 and every leaf). They are
+stored before anything is shown; this screen only shows them: one at a time, select for
+the next, so that the table can follow (and place the pieces) as the dice "fall"; or all
+at once, in one picture. A game draws the roll as a picture of its own (its board), else
+each line is written out in words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from PIL import ImageDraw
+
+from companion.games.base import Game, Line, Roll
+from companion.record import summarise
+from companion.ui.draw import header, text, wrap
+from companion.ui.intents import Intent
+from companion.ui.widgets import Host, Screen
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One rolled line: its faces as the table says them, and where the game stood after it."""
+
+    words: str
+    summary: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RollView:
+    """What a roll picture draws: the lines up to the one on screen, of how many in all.
+
+    ``each`` is true when they are shown one at a time: the newest line is the one to point at.
+    """
+
+    shown: tuple[Shown, ...]
+    total: int
+    each: bool
+
+
+RollPicture = Callable[[ImageDraw.ImageDraw, RollView], None]
+
+
+def rolled_faces(ask: Roll, line: Line) -> str:
+    """``Ann 5, Bob 1``: each face beside its die's label, as the table would say it."""
+    faces = line.args[len(ask.prefix):]
+    if len(faces) != len(ask.labels):
+        return " ".join(faces)
+    return ", ".join(f"{label} {face}" for label, face in zip(ask.labels, faces))
+
+
+def shown_lines(game: Game[Any], players: tuple[str, ...], state: Any,
+                lines: Sequence[Line]) -> list[Shown]:
+    """Each rolled line in words, with the summary after it, replayed from ``state``."""
+    out = []
+    for line in lines:
+        ask = game.prompt(state)
+        roll = next((a for a in (ask.answers if ask else ()) if isinstance(a, Roll)
+                     and (a.actor, a.verb) == (line.actor, line.verb)), None)
+        state = game.apply(state, line)
+        words = rolled_faces(roll, line) if roll else " ".join(line.args)
+        out.append(Shown(words, summarise(game, players, state)))
+    return out
+
+
+def plain_picture(draw: ImageDraw.ImageDraw, view: RollView) -> None:
+    """A roll in words: the newest line (one at a time), or every line (all at once)."""
+    count = len(view.shown)
+    if view.each:
+        header(draw, "Rolled", f"{count}/{view.total}")
+        body = view.shown[-1].words
+    else:
+        header(draw, "Rolled")
+        body = "; ".join(shown.words for shown in view.shown)
+    for row, line in enumerate(wrap(body, 12)[:3]):
+        text(draw, (2, 28 + row * 13), line, 12)
+    text(draw, (2, 62), "select: next" if count < view.total else "select: go on", 10)
+
+
+class Reveal(Screen):
+    """The lines of one device roll: down or select for the next, up for the one before;
+    back (or the long press) skips to the end. The roll is already stored: nothing here
+    changes the game."""
+
+    def __init__(self, lines: Sequence[Shown], picture: RollPicture, each: bool) -> None:
+        self.lines = tuple(lines)
+        self.picture = picture
+        self.each = each
+        self.at = 0 if each else len(self.lines) - 1
+
+    def draw(self, draw: ImageDraw.ImageDraw) -> None:
+        self.picture(draw, RollView(self.lines[:self.at + 1], len(self.lines), self.each))
+
+    def on(self, intent: Intent, host: Host) -> None:
+        if intent.kind in ("select", "right", "down"):
+            if self.at < len(self.lines) - 1:
+                self.at += 1
+            else:
+                host.pop()
+        elif intent.kind in ("up", "left"):
+            self.at = max(0, self.at - 1) if self.each else self.at
+        elif intent.kind in ("back", "context"):
+            host.pop()

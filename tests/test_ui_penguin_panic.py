@@ -1,0 +1,248 @@
+"""Penguin Panic on the box: the real loop through mock pins, read back from the screen.
+
+Each test sets a game up from record lines, opens it as a player would find it, presses the
+buttons of the minimal build (up, down, select; a long press for the game menu) and checks
+what the screen shows and what the store holds.
+"""
+
+from __future__ import annotations
+
+import pathlib
+from collections.abc import Iterator
+
+import pytest
+
+from companion.games import game_by_id
+from companion.games.base import Line
+from companion.record import Header, replay_text
+from companion.session import Session
+from companion.ui.driver import Driver
+from companion.ui.play import PANEL
+from tests.games.test_penguin_panic import ROUND_2P, WILD, whole_game
+from tests.harness import Harness
+
+GOLDEN = pathlib.Path(__file__).parent / "golden" / "penguin-panic"
+GAME = game_by_id("penguin-panic")
+
+
+@pytest.fixture
+def box(tmp_path: pathlib.Path) -> Iterator[Harness]:
+    harness = Harness(tmp_path)
+    yield harness
+    harness.close()
+
+
+def open_game(box: Harness, *lines: str, players: tuple[str, ...] = ("Ann", "Bob"),
+              options: tuple[tuple[str, str], ...] = ()) -> Session:
+    """A stored game after ``lines``, open on the play screen."""
+    assert GAME is not None
+    session = Session.new(box.store, Header(GAME, players, options))
+    for text in lines:
+        session.play([Line.parse(text)])
+    box.app.open(session.gid)
+    box.daemon.refresh()
+    return session
+
+
+def stored(box: Harness, session: Session) -> list[str]:
+    """The record lines the store holds for the game, read afresh."""
+    again = Session(box.store, session.gid)
+    return [line for entry in again.store.entries(again.gid, again.head) for line in entry.lines]
+
+
+def digits(box: Harness, *values: int) -> None:
+    """Type numbers, as the emulator's keys or a die reader send them."""
+    for value in values:
+        box.intent("digit", value)
+
+
+def entry_shows(box: Harness, word: str) -> bool:
+    """Whether a number entry shows ``word`` (its type shrinks to fit a long name)."""
+    return any(box.shows(word, size) for size in (20, 16, 12))
+
+
+def circle_filled(box: Harness, circle: int) -> bool:
+    """Whether circle ``circle`` of the dice panel is drawn filled (a circle the dice allow)."""
+    x0, y0, _, y1 = PANEL
+    size = y1 - y0 - 2
+    left = x0 + (circle - 1) * (size + 2)
+    return bool(box.screen.getpixel((left + 3, (y0 + y1) // 2)))
+
+
+# --- the bribe phase ---
+
+
+def test_bribe_screen_shows_each_spaces_price_before_paying(box: Harness) -> None:
+    session = open_game(box, "table line", "Ann ability 7")
+    assert box.shows("Bob")  # whose turn, in the header
+    assert box.shows("Bob: ability? 5 fish", 11)
+    assert box.shows("6 three dice -1") and box.shows("free", 10)  # the free space first
+    box.presses("down", "down")
+    assert box.shows("4 swap two -1") and box.shows("4 fish", 10)  # two players: 2 a space
+    box.press("select")
+    assert box.shows("pay 4 fish, keep 1.", 11) or box.shows("Space 4, swap two: pay 4", 11)
+    assert stored(box, session) == ["table line", "Ann ability 7"]  # not paid yet
+    box.presses("down", "select")  # no: back to the choice, the cursor where it was
+    assert box.shows("Bob: ability? 5 fish", 11) and box.shows("4 swap two -1")
+    box.presses("select", "select")
+    assert stored(box, session)[-1] == "Bob ability 4"
+    assert box.shows("Bob: bribe a bear", 11)
+
+
+def test_free_space_is_claimed_in_one_press(box: Harness) -> None:
+    session = open_game(box, "table line", "Ann ability 7")
+    box.press("select")
+    assert stored(box, session)[-1] == "Bob ability 6"
+
+
+# --- dice ---
+
+
+def test_buy_a_die_is_asked_only_when_affordable(box: Harness) -> None:
+    open_game(box, *ROUND_2P)  # Bob: 5 fish
+    assert box.shows("Bob: buy a die?", 11)
+    assert box.shows("Buy a die") and box.shows("3 fish", 10)
+    poor = ("table line", "Ann ability 7", "Bob ability 4", "Bob bribe 1", "Ann bribe 2",
+            "Bob bribe 3", "Ann bribe 4")  # Bob: 1 fish
+    open_game(box, *poor)
+    assert box.shows("Bob: roll 2 dice", 11)
+    assert not box.shows("Buy a die")
+
+
+def test_faces_entered_highlight_the_circles_they_allow(box: Harness) -> None:
+    open_game(box, *ROUND_2P)
+    digits(box, 2, 6, 2)  # ability 6: three dice
+    box.press("select")
+    assert box.shows("Bob: place in", 11)
+    assert [circle_filled(box, k) for k in range(1, 6)] == [False, True, False, False, False]
+    assert box.shows("circle 2")
+    box.press("down")
+    assert box.shows("circle 2")  # the only circle offered: down wraps round to it
+
+
+def test_a_six_with_ability_1_lights_every_circle(box: Harness) -> None:
+    open_game(box, *WILD, players=("Ann", "Bob", "Cat"))
+    digits(box, 6, 2)
+    box.press("select")
+    assert all(circle_filled(box, k) for k in range(1, 6))
+
+
+# --- the fish gain, shown as its sum before it is applied ---
+
+
+def test_fish_gain_is_shown_as_its_sum_then_applied(box: Harness) -> None:
+    session = open_game(box, *WILD, "Bob roll 6 2", players=("Ann", "Bob", "Cat"))
+    box.press("down")  # circle 2 .. circle 5: take circle 2
+    box.press("select")
+    assert box.shows("Bob: circle 2")
+    digits(box, 6)  # 6 linked, and on to the coloured igloos
+    box.press("up")  # 1 coloured
+    box.press("select")
+    # Anna's worked example: 6 - 1 - 4 = 1
+    assert box.shows("6 linked - 1 coloured") and box.shows("- 4 ability = 1 fish")
+    assert Session(box.store, session.gid).summary()["fish"]["Bob"] == 0  # not yet
+    box.press("select")
+    assert stored(box, session)[-1] == "Bob place 2 6 1"
+    assert Session(box.store, session.gid).summary()["fish"]["Bob"] == 1
+
+
+def test_changing_a_previewed_placement_keeps_the_numbers_entered(box: Harness) -> None:
+    session = open_game(box, *ROUND_2P, "Bob roll 1 2 3")
+    box.press("select")  # circle 1
+    digits(box, 5)
+    box.press("select")
+    assert box.shows("5 linked - 0 coloured")
+    box.presses("down", "select")  # no, change it
+    assert box.shows("Bob: circle 1") and box.shows("5", 20)
+    box.presses("select", "up", "select")  # keep 5 linked, 1 coloured
+    assert box.shows("5 linked - 1 coloured") and box.shows("- 1 ability = 3 fish")
+    box.press("select")
+    assert stored(box, session)[-1] == "Bob place 1 5 1"
+
+
+# --- full circles ---
+
+
+def test_full_circle_is_entered_with_its_colour_by_name(box: Harness) -> None:
+    session = open_game(box, *ROUND_2P, "Bob roll 1 2 3", "Bob place 2 3 0")
+    assert box.shows("Ann: buy a die?", 11)
+    box.press("up")  # the last line: Bob's full circle, one press up
+    assert box.shows("+ full circle")
+    box.press("select")
+    assert box.shows("Bob: full circle")
+    box.press("select")  # circle 2, the one Bob placed in
+    box.presses("up", "up")
+    assert entry_shows(box, "green")
+    box.press("select")
+    box.presses("up", "up", "select")  # 4 out
+    assert box.shows("1 green escapes", 11) and box.shows("to Ann.", 11)
+    assert box.shows("3 back to the bag.", 11)
+    box.press("select")
+    assert stored(box, session)[-1] == "Bob complete 2 green 4"
+
+
+def test_colour_names_follow_the_colours_option(box: Harness) -> None:
+    open_game(box, *ROUND_2P, "Bob roll 1 2 3", "Bob place 2 3 0",
+              options=(("colours", "white,black,grey,brown,pink"),))
+    box.presses("up", "select", "select")
+    assert entry_shows(box, "white")
+    box.press("down")
+    assert entry_shows(box, "pink")
+
+
+def test_game_over_still_takes_the_last_players_full_circles(box: Harness) -> None:
+    session = open_game(box, *whole_game())
+    assert box.shows("Game over") and box.shows("Bob wins!", 11)
+    box.press("down")
+    assert box.shows("+ full circle")
+    box.press("select")
+    box.presses("select", "select")  # circle 1, red
+    box.presses("down", "select")  # 7 out: 6 back, and the bag holds 10
+    box.press("select")
+    assert stored(box, session)[-1] == "Ann complete 1 red 7"
+    assert box.shows("Game over")
+    box.presses("down", "select", "up", "select", "up", "select", "up", "select")  # 2, yellow, 3
+    box.press("select")
+    assert stored(box, session)[-1] == "Ann complete 2 yellow 3"
+    assert box.shows("Table") and box.shows("Draw the line", 11)  # 12 in the bag: play on
+
+
+# --- pages and panels ---
+
+
+def test_pages_flip_with_whose_turn_kept_in_the_header(box: Harness) -> None:
+    open_game(box, *ROUND_2P, "Bob roll 1 2 3", "Bob place 2 3 0", "Bob complete 2 green 4")
+    box.long_press()
+    box.presses("down", "down", "select")  # Undo, Rules: this step, Scores
+    assert box.shows("Ann")  # Ann rolls next
+    assert box.shows("Scores 1/4", 10)
+    assert box.shows("g1") and box.shows("=1")  # Ann's escapee, from Bob's full circle
+    box.press("down")
+    assert box.shows("Fish 2/4", 10)
+    box.press("down")
+    assert box.shows("Ability, bear 3/4", 10)
+    assert box.shows("6 three dice -1", 11) and box.shows("1,3")  # Bob, who bribed bears 1 and 3
+    box.press("down")
+    assert box.shows("Penguins 4/4", 10)
+    assert box.shows("bag", 10) and box.shows("31", 10)
+    box.press("select")
+    assert box.shows("Ann: buy a die?", 11)
+
+
+def test_turn_panel_shows_everyones_fish_and_the_line(box: Harness) -> None:
+    open_game(box, *ROUND_2P, "Bob roll 1 2 3", "Bob place 2 10 0")
+    assert box.shows("Bob", 10) and box.shows("10", 10)  # the fish track stops at 10
+    assert box.shows("line", 9) and box.shows("11", 10)
+
+
+@pytest.mark.parametrize("name", ["two-players-full", "three-players-tie"])
+def test_whole_golden_game_can_be_typed_on_the_box(box: Harness, name: str) -> None:
+    """Every line of a finished game (its colours too), entered with up, down and select
+    and each preview confirmed, stores exactly the record."""
+    record = replay_text((GOLDEN / f"{name}.record").read_text())
+    session = open_game(box, players=record.header.players, options=record.header.options)
+    driver = Driver(box.app, lambda intent: box.intent(intent.kind, intent.value))
+    for line in record.actions:
+        driver.line(line)
+    assert Session(box.store, session.gid).state == record.state
+    assert box.shows("Game over")
