@@ -36,7 +36,7 @@ from companion.games import GAMES
 from companion.games.base import Choice, Line, Roll
 from companion.io.buttons import KeyLogic
 from companion.io.controller import Controller, Counter
-from companion.io.display import Output
+from companion.io.display import NoDisplay, Output
 from companion.io.pages import PagedDisplay
 from companion.record import Header, Replayed, format_record, replay_text
 from companion.store import Store
@@ -60,10 +60,8 @@ def session_records() -> list[Replayed]:
 # --- the session through the real loop ---
 
 
-class Panels:
+class Panels(NoDisplay):
     """One frame in, every controller and driver out: ours and luma's, both chips."""
-
-    mode = "1"
 
     def __init__(self, with_stock: bool) -> None:
         from luma.oled.device import sh1106, ssd1306
@@ -87,18 +85,6 @@ class Panels:
         for device in self.devices.values():
             device.display(image)
         self.shown_at = time.perf_counter()
-
-    def contrast(self, level: int) -> None:
-        pass
-
-    def hide(self) -> None:
-        pass
-
-    def show(self) -> None:
-        pass
-
-    def cleanup(self) -> None:
-        pass
 
 
 class TimedStore(Store):

@@ -11,12 +11,12 @@ import pytest
 from luma.core.device import dummy
 from PIL import Image
 
-from companion.io.display import RETRY_FIRST, Output
+from companion.io.display import RETRY_FIRST, NoDisplay, Output
 from companion.session import Session
 from tests.harness import Harness
 
 
-class Flaky:
+class Flaky(NoDisplay):
     """A luma dummy whose bus can be unplugged."""
 
     def __init__(self) -> None:
@@ -35,18 +35,6 @@ class Flaky:
         if not self.plugged:
             raise OSError(121, "Remote I/O error")
         self.inner.display(image)
-
-    def contrast(self, level: int) -> None:
-        pass
-
-    def hide(self) -> None:
-        pass
-
-    def show(self) -> None:
-        pass
-
-    def cleanup(self) -> None:
-        pass
 
 
 def frame(fill: int) -> Image.Image:

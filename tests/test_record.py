@@ -8,6 +8,7 @@ copied next to the tests that prove them (the project's tests never read the spe
 from __future__ import annotations
 
 import json
+import pathlib
 import random
 from typing import Any
 
@@ -514,25 +515,7 @@ def test_players_stay_in_seat_order_when_the_turn_order_changes() -> None:
     assert got["next"] == "Bob"  # Bob rolled lower: Bob is P1 and picks first
 
 
-SPEC_EXAMPLE = """\
-game microbot-racers
-players Ann Bob
-option laps 2
-table roll 3 2       # Bob rolled lower: Bob is P1
-Bob pick move-2
-Ann pick move-3
-Ann pick turn-right
-Bob pick drift-left
-Bob pick repair
-Ann pass
-Ann do move-3        # P2 acts first
-Ann hazard           # a puddle on the way
-Ann roll 6           # 6 is not below health 6: -1 health
-Bob do move-2
-Ann do turn-right
-Bob do drift-left
-Bob impact block     # drifted into a block: -1, Bob's repair is forfeited
-"""
+SPEC_EXAMPLE = (pathlib.Path(__file__).parent / "golden" / "microbot-racers" / "spec-example.record").read_text()
 
 
 def test_next_names_the_actor_of_the_next_required_line_not_an_optional_one() -> None:

@@ -20,25 +20,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 HEADER = "game microbot-racers\nplayers Ann Bob\n"
 ROLL = "table roll 3 2\n"
 
-SPEC_EXAMPLE = """\
-game microbot-racers
-players Ann Bob
-option laps 2
-table roll 3 2       # Bob rolled lower: Bob is P1
-Bob pick move-2
-Ann pick move-3
-Ann pick turn-right
-Bob pick drift-left
-Bob pick repair
-Ann pass
-Ann do move-3        # P2 acts first
-Ann hazard           # a puddle on the way
-Ann roll 6           # 6 is not below health 6: -1 health
-Bob do move-2
-Ann do turn-right
-Bob do drift-left
-Bob impact block     # drifted into a block: -1, Bob's repair is forfeited
-"""
+SPEC_EXAMPLE = (pathlib.Path(__file__).parent / "golden" / "microbot-racers" / "spec-example.record").read_text()
 
 LAP_WIN = HEADER + """\
 option laps 1
