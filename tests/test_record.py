@@ -8,7 +8,6 @@ copied next to the tests that prove them (the project's tests never read the spe
 from __future__ import annotations
 
 import json
-import pathlib
 import random
 from typing import Any
 
@@ -27,11 +26,10 @@ from companion.record import (
     replay_text,
     summary,
 )
+from tests.examples import HEADER, LAP_WIN, ROLL, SPEC_EXAMPLE
 from tests.playout import playout
 
-HEADER = "game microbot-racers\nplayers Ann Bob\n"
 #: Legal after HEADER: Bob rolls lower, so Bob is P1 and picks first.
-ROLL = "table roll 3 2\n"
 
 
 def refused_at(text: str) -> int:
@@ -515,7 +513,6 @@ def test_players_stay_in_seat_order_when_the_turn_order_changes() -> None:
     assert got["next"] == "Bob"  # Bob rolled lower: Bob is P1 and picks first
 
 
-SPEC_EXAMPLE = (pathlib.Path(__file__).parent / "golden" / "microbot-racers" / "spec-example.record").read_text()
 
 
 def test_next_names_the_actor_of_the_next_required_line_not_an_optional_one() -> None:
@@ -533,18 +530,6 @@ def test_a_game_in_progress_is_not_over_and_has_no_winners() -> None:
     assert (got["over"], got["winners"]) == (False, [])
 
 
-LAP_WIN = HEADER + """\
-option laps 1
-table roll 3 2
-Bob pick move-2
-Ann pick move-3
-Ann pass
-Bob pass
-Bob pass
-Ann pass
-Ann do move-3
-Ann lap              # the agreed number of laps: Ann wins at once
-"""
 
 DRAW = """\
 game microbot-racers

@@ -16,24 +16,11 @@ import sys
 
 import pytest
 
+from tests.examples import HEADER, LAP_WIN, ROLL, SPEC_EXAMPLE
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-HEADER = "game microbot-racers\nplayers Ann Bob\n"
-ROLL = "table roll 3 2\n"
 
-SPEC_EXAMPLE = (pathlib.Path(__file__).parent / "golden" / "microbot-racers" / "spec-example.record").read_text()
 
-LAP_WIN = HEADER + """\
-option laps 1
-table roll 3 2
-Bob pick move-2
-Ann pick move-3
-Ann pass
-Bob pass
-Bob pass
-Ann pass
-Ann do move-3
-Ann lap              # Ann wins at once
-"""
 
 
 def replay(file: str, *, stdin: bytes = b"", cwd: pathlib.Path | None = None) -> subprocess.CompletedProcess[str]:

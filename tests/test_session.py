@@ -5,7 +5,6 @@ from __future__ import annotations
 import pathlib
 import random
 import tempfile
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -35,18 +34,6 @@ class Scripted(random.Random):
 
     def randint(self, a: int, b: int) -> int:
         return self.faces.pop(0)
-
-
-@pytest.fixture
-def path(tmp_path: pathlib.Path) -> str:
-    return str(tmp_path / "companion.db")
-
-
-@pytest.fixture
-def store(path: str) -> Iterator[Store]:
-    opened = Store(path)
-    yield opened
-    opened.close()
 
 
 def golden(game_id: str, name: str) -> Replayed:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import pathlib
 import sqlite3
 import threading
 import time
@@ -16,18 +15,6 @@ import companion.store as store_module
 from companion.store import BUSY_TIMEOUT_MS, DURABILITY, Entry, Store
 
 HEADER = ["game microbot-racers", "players Ann Bob"]
-
-
-@pytest.fixture
-def path(tmp_path: pathlib.Path) -> str:
-    return str(tmp_path / "companion.db")
-
-
-@pytest.fixture
-def store(path: str) -> Iterator[Store]:
-    opened = Store(path)
-    yield opened
-    opened.close()
 
 
 @pytest.fixture
