@@ -19,8 +19,11 @@ emulator: $(STAMP)
 window: $(STAMP)
 	$(VENV)/bin/companion run --emulator pygame --state .state
 
+# Lint and types first (seconds), then every test on every core.
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest
+	$(VENV)/bin/ruff check companion tests
+	$(VENV)/bin/mypy
+	$(VENV)/bin/python -m pytest -n auto
 
 screenshots: $(STAMP)
 	COMPANION=$(VENV)/bin/companion docs/screenshots.sh

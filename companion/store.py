@@ -107,7 +107,7 @@ class Store:
         return value
 
     def _fault(self, moment: str) -> None:
-        if KILL_AT_WRITE and KILL_AT_WRITE == f"{self.writes}:{moment}":
+        if KILL_AT_WRITE and f"{self.writes}:{moment}" == KILL_AT_WRITE:
             os.kill(os.getpid(), signal.SIGKILL)
 
     def check(self) -> str:

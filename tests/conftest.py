@@ -1,9 +1,18 @@
-"""Shared fixtures: every test runs on gpiozero's mock pins, never real hardware."""
+"""Shared fixtures: every test runs on gpiozero's mock pins, never real hardware.
+
+Temporary files live on a RAM file system when the machine has one: most tests open SQLite
+stores, and waiting for fsync on a real disk was most of the suite's wall time. Modules
+marked ``durable`` prove what survives on a disk (the store's pragmas, power cuts, damaged
+files), so their temporary directories stay on the disk, where fsync is real.
+"""
 
 from __future__ import annotations
 
 import os
 import pathlib
+import re
+import shutil
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -11,6 +20,39 @@ import pytest
 from companion.store import Store
 
 os.environ.setdefault("GPIOZERO_PIN_FACTORY", "mock")
+
+RAM_ROOT = pathlib.Path("/dev/shm")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Put the temporary directories on the RAM file system unless told otherwise."""
+    config.addinivalue_line("markers", "durable: temporary files must be on a real disk")
+    if config.option.basetemp is None and os.access(RAM_ROOT, os.W_OK):
+        config.option.basetemp = tempfile.mkdtemp(prefix="companion-tests-", dir=RAM_ROOT)
+        config.stash[_RAM_BASETEMP] = config.option.basetemp
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Give the RAM back: the suite's temporary files are gone when it ends."""
+    made = config.stash.get(_RAM_BASETEMP, None)
+    if made is not None:
+        shutil.rmtree(made, ignore_errors=True)
+
+
+_RAM_BASETEMP = pytest.StashKey[str]()
+
+
+@pytest.fixture
+def tmp_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[pathlib.Path]:
+    """pytest's ``tmp_path``, but on the disk for tests marked ``durable``."""
+    if request.node.get_closest_marker("durable") is None:
+        yield tmp_path_factory.mktemp(re.sub(r"\W", "_", request.node.name)[:30], numbered=True)
+        return
+    on_disk = pathlib.Path(tempfile.mkdtemp(prefix="companion-durable-"))
+    try:
+        yield on_disk
+    finally:
+        shutil.rmtree(on_disk, ignore_errors=True)
 
 
 @pytest.fixture

@@ -105,9 +105,8 @@ class CutFile(apsw.VFSFile):
 
     def xSync(self, flags: int) -> None:
         # No real fsync: the snapshot is what survives here, and the run stays fast.
-        if self.disk.tick():
-            if self.path is not None:
-                self.disk.synced[self.path] = self.xRead(self.xFileSize(), 0)
+        if self.disk.tick() and self.path is not None:
+            self.disk.synced[self.path] = self.xRead(self.xFileSize(), 0)
 
 
 class Row(tuple[Any, ...]):

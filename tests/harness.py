@@ -145,8 +145,8 @@ class Harness:
         for glyph in glyphs(words, size):
             raw = glyph.tobytes()
             width, height = glyph.size
-            for y in range(0, 64 - height + 1):
-                for x in range(0, 128 - width + 1):
+            for y in range(64 - height + 1):
+                for x in range(128 - width + 1):
                     if frame.crop((x, y, x + width, y + height)).tobytes() == raw:
                         return True
         return False

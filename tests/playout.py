@@ -43,7 +43,7 @@ def playout(game: Game[Any], players: tuple[str, ...], rng: random.Random, steps
     for _ in range(steps):
         ask = game.prompt(state)
         # Over: stop, or now and then log a line the rules still accept after the end.
-        if ask is None or not ask.answers and (not ask.extras or rng.random() < 0.5):
+        if ask is None or (not ask.answers and (not ask.extras or rng.random() < 0.5)):
             break
         line = answer(game, state, ask, rng)
         state = game.apply(state, line)

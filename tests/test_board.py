@@ -32,7 +32,7 @@ def screen(done: list[Line], refuse: str = "") -> BoardScreen:
     def play(line: Line) -> str:
         done.append(line)
         return refuse
-    return BoardScreen(GRID, plain_board, lambda: {}, play, "Move a stack")
+    return BoardScreen(GRID, plain_board, dict, play, "Move a stack")
 
 
 def test_marks_show_where_a_legal_line_can_start_then_where_it_can_go() -> None:

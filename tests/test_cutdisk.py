@@ -20,6 +20,9 @@ from companion.store import DURABILITY, Store
 from tests.cutdisk import Connection, Disk, PowerCut
 from tests.playout import playout
 
+# Durability is what these tests prove: their files stay on a real disk.
+pytestmark = pytest.mark.durable
+
 MICROBOT = GAMES["microbot-racers"]
 HEADER = Header(MICROBOT, ("Ann", "Bob"))
 _, ACTIONS = playout(MICROBOT, HEADER.players, random.Random(11), steps=60)
@@ -173,5 +176,5 @@ def test_the_same_cuts_lose_acknowledged_changes_with_durability_weakened(
     """The durability settings make the difference: this is the test above, and it fails."""
     monkeypatch.setattr(store_module, "DURABILITY", weakened)
     _, operations = expected
-    lost, cuts = losses(tmp_path, expected, range(5, operations, max(1, operations // 40)))
+    lost, _cuts = losses(tmp_path, expected, range(5, operations, max(1, operations // 40)))
     assert lost > 0, f"{weakened}: no cut lost anything, so the test could not tell"

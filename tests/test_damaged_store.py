@@ -27,6 +27,9 @@ from tests.harness import Harness, glyphs
 from tests.playout import answer
 from tests.test_process import COMPANION, ENV
 
+# Durability is what these tests prove: their files stay on a real disk.
+pytestmark = pytest.mark.durable
+
 NAMES = ("Ann", "Bob", "Cat")
 
 
@@ -147,8 +150,8 @@ def frame_shows(image: Image.Image, words: str, size: int = 11) -> bool:
     frame = image.resize((128, 64), Image.Resampling.NEAREST).convert("1")
     for glyph in glyphs(words, size):
         raw, (width, height) = glyph.tobytes(), glyph.size
-        for y in range(0, 64 - height + 1):
-            for x in range(0, 128 - width + 1):
+        for y in range(64 - height + 1):
+            for x in range(128 - width + 1):
                 if frame.crop((x, y, x + width, y + height)).tobytes() == raw:
                     return True
     return False

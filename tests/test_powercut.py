@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import pathlib
 
+import pytest
+
 from tests.powercut import run
+
+# Durability is what these tests prove: their files stay on a real disk.
+pytestmark = pytest.mark.durable
 
 
 def test_twenty_kills_lose_no_acknowledged_action(tmp_path: pathlib.Path) -> None:

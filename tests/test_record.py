@@ -673,7 +673,7 @@ def test_a_hand_typed_record_replays_like_its_formatted_text_and_formats_to_it(
 @settings(max_examples=15, deadline=None)
 @given(data=st.data())
 def test_the_common_summary_keys_hold_at_every_point_of_every_game(game_id: str, data: st.DataObject) -> None:
-    header, lines, state = data.draw(played(game_id))
+    header, lines, _state = data.draw(played(game_id))
     got = summary(replay_text(format_record(header, lines)))
     assert json.loads(json.dumps(got)) == got
     assert got["game"] == game_id

@@ -14,6 +14,9 @@ import pytest
 import companion.store as store_module
 from companion.store import BUSY_TIMEOUT_MS, DURABILITY, Entry, Store
 
+# Durability is what these tests prove: their files stay on a real disk.
+pytestmark = pytest.mark.durable
+
 HEADER = ["game microbot-racers", "players Ann Bob"]
 
 

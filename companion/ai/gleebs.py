@@ -261,7 +261,7 @@ def _order(item: tuple[Move, Board, Phase], board: Board, mover: int, hint: Move
         return 1_000_000
     if step == OVER:
         return 500_000 if winner == mover else -500_000
-    verb, a, b = move
+    verb, _a, b = move
     if verb == PLACE:
         return 0
     target = board[b]

@@ -6,6 +6,7 @@ the picture a pixel or two over time (burn-in) and dims or blanks the panel.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shlex
 import shutil
@@ -53,7 +54,7 @@ def luma_opener(flags: str) -> Callable[[], Any]:
         args = parser.parse_args(shlex.split(flags))
     except SystemExit:
         raise DisplayError(f"luma refused the display flags {flags!r}") from None
-    if args.display not in sum(cmdline.get_display_types().values(), []):
+    if not any(args.display in names for names in cmdline.get_display_types().values()):
         raise DisplayError(f"luma knows no display {args.display!r}")
 
     def open_device() -> Any:
@@ -142,21 +143,28 @@ class TerminalDisplay:
         self.out.flush()
 
 
+def _lit(image: Image.Image) -> Callable[[int, int], int]:
+    """Whether the pixel at (x, y) is lit, as 0 or 1."""
+    pixels = image.load()
+    if pixels is None:  # Pillow returns None only for an image that has no data at all
+        raise ValueError("the frame has no pixels")
+    return lambda x, y: 1 if pixels[x, y] else 0
+
+
 def render_quadrants(image: Image.Image) -> list[str]:
     """A 1-bit image as rows of quadrant characters (2x2 pixels each)."""
-    pixels = image.load()
+    lit = _lit(image)
     width, height = image.size
-    return ["".join(QUADRANTS[(pixels[x, y] and 8) | (pixels[x + 1, y] and 4)
-                              | (pixels[x, y + 1] and 2) | (pixels[x + 1, y + 1] and 1)]
+    return ["".join(QUADRANTS[8 * lit(x, y) | 4 * lit(x + 1, y) | 2 * lit(x, y + 1) | lit(x + 1, y + 1)]
                     for x in range(0, width, 2))
             for y in range(0, height, 2)]
 
 
 def render_braille(image: Image.Image) -> list[str]:
     """A 1-bit image as rows of Braille characters (2x4 pixels each)."""
-    pixels = image.load()
+    lit = _lit(image)
     width, height = image.size
-    return ["".join(chr(0x2800 + sum(bit for (dx, dy), bit in BRAILLE.items() if pixels[x + dx, y + dy]))
+    return ["".join(chr(0x2800 + sum(bit for (dx, dy), bit in BRAILLE.items() if lit(x + dx, y + dy)))
                     for x in range(0, width, 2))
             for y in range(0, height, 4)]
 
@@ -272,10 +280,9 @@ class Output:
         if self.retry_at is None:
             log.error("display not answering (%s): carrying on without it, retrying", err)
         if self.device is not None:
-            try:
+            # The device is already gone; nothing more to release.
+            with contextlib.suppress(Exception):
                 self.device.cleanup()
-            except Exception:  # the device is already gone; nothing more to release
-                pass
         self.device, self.last = None, None
         self.retry_at = self.clock() + self.pause
         self.pause = min(self.pause * 2, RETRY_LONGEST)

@@ -8,6 +8,7 @@ next and who wins.
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import replace
 from typing import Any
@@ -504,7 +505,7 @@ def pieces(position: State) -> list[str]:
 @given(seed=st.integers(0, 2**32 - 1))
 def test_every_piece_and_pip_is_accounted_for(seed: int) -> None:
     states = random_game(seed)
-    for before, after in zip(states, states[1:]):
+    for before, after in itertools.pairwise(states):
         assert len(pieces(after)) == len(set(pieces(after)))
         assert all(p[0] != "K" for p in after.eaten)
         assert after.eaten[:len(before.eaten)] == before.eaten

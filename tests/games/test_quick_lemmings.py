@@ -86,7 +86,7 @@ def test_each_pile_starts_with_a_two() -> None:  # [S]
 
 
 def test_three_tiles_per_terrain_and_six_meadows() -> None:  # [P]
-    assert replay()["tiles"] == {**{t: 3 for t in TERRAINS}, "meadow": 6}
+    assert replay()["tiles"] == {**dict.fromkeys(TERRAINS, 3), "meadow": 6}
 
 
 def test_two_lemmings_each_by_default() -> None:  # [P]

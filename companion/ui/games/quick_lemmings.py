@@ -85,7 +85,7 @@ def piles_page(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> 
     """The five piles side by side, and down each one what a card of each value would give
     on it now: the points, inverted where the card starts a new pile (so the edge of the
     inverted part is the pile's lowest card)."""
-    x0, y0, x1, _ = box
+    x0, y0, _x1, _ = box
     gains = summary["gains"]
     values = sorted({g["value"] for kind in TERRAINS for g in gains[kind]})[:VALUES_SHOWN]
     for row, value in enumerate(values):
