@@ -536,7 +536,7 @@ class MicrobotRacers(Game[State]):
             return replace(state, check="puddle", switch="logged")
         if state.switch == "logged":
             raise PuddleLogged(f"{name}'s puddle for {actor}'s last switch is already logged")
-        raise NoSwitch(f"{actor} is the one moving: {name} checks a puddle only after "
+        raise NoSwitch(f"{actor} is the one acting: {name} checks a puddle only after "
                        f"{actor} logs a switch")
 
     def _settle(self, state: State) -> State:
