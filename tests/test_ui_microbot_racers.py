@@ -12,6 +12,7 @@ from companion.games import game_by_id
 from companion.games.base import Line
 from companion.record import Header
 from companion.session import Session
+from companion.ui.play import PlayScreen
 from tests.games.test_microbot_racers import BOB_FIRST_ANN_ACTS
 from tests.harness import Harness
 
@@ -118,7 +119,9 @@ def test_typed_faces_answer_the_other_robots_check(box: Harness) -> None:
 
 def test_a_second_puddle_after_the_same_switch_is_not_offered(box: Harness) -> None:
     session = open_race(box, *BOB_FIRST_ANN_ACTS, "Ann switch", "Bob hazard", "Bob roll 1")
-    labels = [item.label for item in box.app.stack[-1].items()]  # type: ignore[attr-defined]
+    top = box.app.top
+    assert isinstance(top, PlayScreen)
+    labels = [item.label for item in top.items()]
     assert "+ Bob on a puddle" not in labels and "+ Ann switch" in labels
     assert stored(box, session)[-1] == ("Bob roll 1", False)
 
