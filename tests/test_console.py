@@ -294,6 +294,21 @@ def test_action_line_refusals(box: Box) -> None:
     assert box.error("Ann pick move-2")  # Bob is P1: his pick comes first
 
 
+def test_a_switch_and_the_other_robots_puddle_from_the_console_and_a_reader(box: Box) -> None:
+    microbot(box)
+    box.ok("table roll 5 2", "Bob pick move-2", "Ann pick move-3", "Ann pass", "Bob pass",
+           "Bob pass", "Ann pass", "Ann do move-3")
+    assert "after Ann logs a switch" in box.error("Bob hazard")  # no switch yet: Bob's robot is not acting
+    box.ok("Ann switch", "Bob hazard")
+    assert box.state()["next"] == "Bob"
+    assert "Bob" in box.error("Ann roll 3")  # the check is Bob's to roll
+    assert "roll" in box.error("Bob do move-2")  # the roll comes first
+    assert box.ok("die 6") == ["Bob roll 6"]  # a die reader answers Bob's check
+    got = box.state()
+    assert got["health"] == {"Ann": 6, "Bob": 5} and got["next"] == "Bob"
+    assert "already logged" in box.error("Bob hazard")
+
+
 # --- what is not a line of the protocol ---
 
 

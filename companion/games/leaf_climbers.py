@@ -196,8 +196,9 @@ class LeafClimbers(Game[State]):
         "leaf": "Each leaf: green die = column, blue die = row. Roll again when the square "
                 "is blue, is purple and has a leaf, or already has 2 leaves this round. "
                 "Leaves block nothing until they land.",
-        "roll": "Roll the d4: you may spend up to that many points moving. Unused points "
-                "are lost, and you may stay (house default).",
+        "roll": "Roll the d4: you may spend up to that many points moving. A step to the "
+                "same height costs 1, up costs 1 plus the rise, down costs 2 however far. "
+                "Unused points are lost, and you may stay (house default).",
         "move": "Step up, down, left or right. Same height: 1. Up: 1 plus the rise. "
                 "Down: 2, however far. You may cross any square but not stop on one "
                 "with 2 meeples. When the last player has moved, the leaves land. "

@@ -39,6 +39,7 @@ SIDES = {"easy": EASY, "hard": HARD}
 PICK_ORDER = (0, 1, 1, 0, 0, 1)  # 0 = P1, 1 = P2
 FULL_HEALTH = 6
 MOVING = ("move", "drift", "jump")  # kinds of action that travel (and so can hit things)
+DURING = ("hazard", "impact", "lap", "switch")  # lines that belong to the action in progress
 
 
 class NoRunUp(IllegalLine):
@@ -61,8 +62,24 @@ class CheckPending(IllegalLine):
     """A line other than the roll that a hazard or jump is waiting for."""
 
 
+class WrongRoller(CheckPending):
+    """A roll by the robot whose check is not the pending one."""
+
+
 class NotActing(IllegalLine):
-    """A hazard, impact or lap for a robot that is not carrying out an action."""
+    """A hazard, impact, lap or switch for a robot that is not carrying out an action."""
+
+
+class NotTravelling(NotActing):
+    """A hazard, impact, lap or switch during a turn or a repair, which do not travel."""
+
+
+class NoSwitch(NotActing):
+    """A puddle for the robot that is not acting, with no switch in the action to cause it."""
+
+
+class PuddleLogged(IllegalLine):
+    """A second puddle check for the robot that is not acting after the same switch."""
 
 
 class PrivilegeSpent(IllegalLine):
@@ -127,7 +144,12 @@ class State:
     action: str = ""
     halted: bool = False  # the action in progress was stopped by an impact or failed jump
     lapped: bool = False
-    check: str = ""  # "hazard" or "jump": a roll is pending for the acting robot
+    #: A roll is pending: ``hazard`` or ``jump`` for the acting robot, ``puddle`` for the
+    #: other one (a switch left it on a puddle).
+    check: str = ""
+    #: The last switch of the action in progress: ``open`` until the other robot logs its
+    #: puddle for it, then ``logged``; "" with no switch in this action.
+    switch: str = ""
     winner: int | None = None  # seat; None with phase over is a draw
 
 
@@ -168,19 +190,31 @@ class MicrobotRacers(Game[State]):
                  "in the same turn, both lose it and you roll (house default).",
         "pick": "Pick actions in the order P1, P2, P2, P1, P1, P2. Each space of the "
                 "action card takes one marker a turn. You may pass. You may not pick a "
-                "move longer than your health.",
+                "move longer than your health. The card's spaces are a house default: "
+                "move-1 to 3, drift and turn left or right, repair; the hard side adds "
+                "jump-2 and jump-3.",
         "do": "Carry out your picks one at a time, P2 first, then taking turns, in any "
-              "order you like. A jump needs a move just before it (even last turn). "
-              "Two drifts need a forward move between them. A pick you cannot carry out "
-              "is lost. Repair gives +1 health (max 6), or full health on a pit stop.",
-        "hazard": "A puddle or ramp: roll under your health or lose 1 health.",
-        "jump": "A jump: roll under your health minus 1. A miss costs 1 health, the robot "
-                "stays put and loses its other actions this turn.",
+              "order. A pick you cannot carry out is lost.\n"
+              "Jump: the robot's action just before must be a move, even last turn's; "
+              "anything between breaks the run-up (house default).\n"
+              "Drift: a forward move between two drifts, even across turns (house "
+              "default). Forward: a move, even one stopped at once, or a landed jump "
+              "(house default).\n"
+              "Repair: +1 health, up to 6 (house default); on a pit stop, full health.\n"
+              "While a robot travels, log its hazards, hits, lap and switches.",
+        "hazard": "A puddle or ramp: roll under your health or lose 1 health. A switch "
+                  "that puts your own robot on a puddle is a hazard of that action "
+                  "(house default).",
+        "puddle": "A blue switch changes the track: the table makes the change and moves "
+                  "the robots (the box keeps no positions). Left on a puddle, the other "
+                  "robot checks: roll under its own health or lose 1. One check a switch, "
+                  "even if the mover crashed after it (house default).",
+        "jump": "A jump: roll under your health minus 1. A miss costs 1 health in all "
+                "(house default): the robot stays put and loses its other actions this turn.",
         "impact": "Hitting a block or leaving the track: -1 health, stop, lose the rest of "
                   "your actions. Hitting the other robot: both -1, and only you stop.",
         "lap": "Log a lap when your robot crosses the start line going the right way "
-               "(house default). A transform switch that drops you on a puddle is a "
-               "hazard of that action (house default).",
+               "(house default).",
     }
 
     # --- the contract ---
@@ -214,11 +248,14 @@ class MicrobotRacers(Game[State]):
             raise GameOver("the race is over")
         seat = self._seat(state, line.actor)
         if state.check:
-            if line.verb != "roll" or seat != state.acting:
-                who = state.players[state.acting or 0]
+            roller = self._roller(state)
+            who = state.players[roller]
+            if line.verb == "roll" and seat not in (-1, roller):
+                raise WrongRoller(f"the {state.check} check is {who}'s: {who} rolls")
+            if line.verb != "roll" or seat != roller:
                 raise CheckPending(f"{who} must roll for the {state.check} first")
             return self._settle(self._roll_check(state, line))
-        if line.verb in ("hazard", "impact", "lap") and state.acting is not None:
+        if line.verb in DURING and state.acting is not None:
             return self._settle(self._during_action(state, seat, line))
         if state.phase == "done" and line.verb in ("roll", "first"):
             state = self._new_turn(state)
@@ -230,7 +267,7 @@ class MicrobotRacers(Game[State]):
             "do": self._do,
         }.get(line.verb)
         if handler is None:
-            if line.verb in ("hazard", "impact", "lap"):
+            if line.verb in DURING:
                 raise NotActing("no robot is carrying out an action")
             raise UnknownVerb(f"{line.verb!r} is not a Microbot Racers action")
         return self._settle(handler(state, seat, line))
@@ -240,13 +277,13 @@ class MicrobotRacers(Game[State]):
             return None
         names = state.players
         if state.check:
-            seat = state.acting or 0
+            seat = self._roller(state)
             need = self._needed(state.robots[seat].health, state.check)
+            what = state.check.capitalize()
             return Prompt(
                 actor=names[seat],
-                question=(f"{state.check.capitalize()}: 1-{need - 1} is safe" if need > 1
-                          else f"{state.check.capitalize()}: cannot succeed"),
-                answers=(Roll(names[seat], "roll", (6,), (names[seat],), label=state.check.capitalize(),
+                question=f"{what}: 1-{need - 1} is safe" if need > 1 else f"{what}: cannot succeed",
+                answers=(Roll(names[seat], "roll", (6,), (names[seat],), label=what,
                               chance=chance(need - 1)),),
                 topic=state.check,
             )
@@ -296,7 +333,13 @@ class MicrobotRacers(Game[State]):
     @staticmethod
     def _needed(health: int, check: str) -> int:
         """A roll must be below this to succeed."""
-        return health if check == "hazard" else health - 1
+        return health - 1 if check == "jump" else health
+
+    @staticmethod
+    def _roller(state: State) -> int:
+        """The seat whose check is pending: the acting robot's, or the other's puddle."""
+        assert state.acting is not None
+        return 1 - state.acting if state.check == "puddle" else state.acting
 
     def _picker(self, state: State) -> int:
         order = PICK_ORDER[len(state.picks)]
@@ -325,10 +368,15 @@ class MicrobotRacers(Game[State]):
         seat = state.acting
         if seat is None or kind(state.action) not in MOVING:
             return ()
-        name = state.players[seat]
+        out = []
+        if state.switch == "open":  # first: a switch is most often logged for this
+            other = state.players[1 - seat]
+            out.append(Choice(f"{other} on a puddle", Line(other, "hazard"),
+                              f"{chance(state.robots[1 - seat].health - 1)} safe"))
         if state.halted:  # an impact ends the action: nothing more is logged for it
-            return ()
-        out = [
+            return tuple(out)
+        name = state.players[seat]
+        out += [
             Choice(f"{name} hazard", Line(name, "hazard"),
                    f"{chance(state.robots[seat].health - 1)} safe"),
             Choice(f"{name} hit block", Line(name, "impact", ("block",)), "-1, stop"),
@@ -337,13 +385,15 @@ class MicrobotRacers(Game[State]):
         if not state.lapped:
             lap = state.robots[seat].laps + 1
             out.append(Choice(f"{name} lap done", Line(name, "lap"), f"lap {lap}/{state.laps}"))
+        out.append(Choice(f"{name} switch", Line(name, "switch"), "track changes"))
         return tuple(out)
 
     # --- line handlers: each returns the new state, or raises ---
 
     def _new_turn(self, state: State) -> State:
         return replace(state, turn=state.turn + 1, phase="first", p1=None, rolled=False,
-                       claims=(), picks=(), acting=None, action="", halted=False, lapped=False)
+                       claims=(), picks=(), acting=None, action="", halted=False, lapped=False,
+                       switch="")
 
     def _first_roll(self, state: State, seat: int, line: Line) -> State:
         if seat != -1:
@@ -420,15 +470,14 @@ class MicrobotRacers(Game[State]):
         elif action == "repair":
             changes["health"] = FULL_HEALTH if pit else min(FULL_HEALTH, robot.health + 1)
         state = replace(state, robots=set_robot(state.robots, seat, **changes), acting=seat,
-                        action=action, halted=False, lapped=False, to_act=1 - seat,
+                        action=action, halted=False, lapped=False, switch="", to_act=1 - seat,
                         check="jump" if kind(action) == "jump" else "")
         return state
 
     def _roll_check(self, state: State, line: Line) -> State:
         expect_args(line, 1, "F")
         face = number(line.args[0], 1, 6, "a die face")
-        seat = state.acting
-        assert seat is not None
+        seat = self._roller(state)
         robot = state.robots[seat]
         if face < self._needed(robot.health, state.check):
             if state.check == "jump":
@@ -442,13 +491,21 @@ class MicrobotRacers(Game[State]):
         return replace(state, robots=robots, check="")
 
     def _during_action(self, state: State, seat: int, line: Line) -> State:
-        if seat != state.acting:
-            raise NotActing(f"only {state.players[state.acting or 0]}'s robot is acting now")
+        acting = state.acting
+        assert acting is not None
+        if seat != acting:
+            if line.verb == "hazard" and seat == 1 - acting:
+                return self._puddle(state, seat, line)
+            raise NotActing(f"only {state.players[acting]}'s robot is acting now")
         name = state.players[seat]
         if kind(state.action) not in MOVING:
-            raise NotActing(f"{name}'s {state.action} does not travel")
+            raise NotTravelling(f"{name}'s {state.action} does not travel: no hazard, impact, "
+                                "lap or switch in it")
         if state.halted:  # records.md: after an impact nothing more is logged for that action
             raise NotActing(f"{name}'s robot has already stopped")
+        if line.verb == "switch":
+            expect_args(line, 0, "")
+            return replace(state, switch="open")
         if line.verb == "lap":
             expect_args(line, 0, "")
             if state.lapped:
@@ -466,6 +523,21 @@ class MicrobotRacers(Game[State]):
         if what == "robot":
             robots = set_robot(robots, 1 - seat, health=robots[1 - seat].health - 1)
         return replace(state, robots=robots, halted=True)
+
+    def _puddle(self, state: State, seat: int, line: Line) -> State:
+        """The other robot's puddle after a switch: once a switch, then its roll is pending.
+
+        A switch logged before an impact still counts (house default): the track changed
+        and the other robot sits on the puddle whatever happened to the acting one after.
+        """
+        expect_args(line, 0, "")
+        name, actor = state.players[seat], state.players[1 - seat]
+        if state.switch == "open":
+            return replace(state, check="puddle", switch="logged")
+        if state.switch == "logged":
+            raise PuddleLogged(f"{name}'s puddle for {actor}'s last switch is already logged")
+        raise NoSwitch(f"{actor} is the one acting: {name} checks a puddle only after "
+                       f"{actor} logs a switch")
 
     def _settle(self, state: State) -> State:
         """Find the end of the race, forfeit picks that cannot be done, pass the turn."""

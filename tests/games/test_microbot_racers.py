@@ -7,6 +7,7 @@ through what players see: health, laps, P1, who is next, winners and the privile
 from __future__ import annotations
 
 import pathlib
+import random
 
 import pytest
 
@@ -24,12 +25,17 @@ from companion.games.microbot_racers import (
     DriftTooSoon,
     MicrobotRacers,
     NoRunUp,
+    NoSwitch,
     NotActing,
+    NotTravelling,
     PrivilegeSpent,
+    PuddleLogged,
     SpaceTaken,
     TooFast,
+    WrongRoller,
 )
-from companion.record import RecordError, replay_text, summary
+from companion.record import Header, RecordError, format_record, replay_text, summary
+from tests.playout import playout
 
 GAME = MicrobotRacers()
 ANN_P1 = "table roll 1 2"
@@ -483,6 +489,138 @@ def test_impact_needs_block_or_robot() -> None:
     refuse(BOB_FIRST_ANN_ACTS, "Ann impact", BadArguments)
 
 
+# --- transform switches: the other robot's puddle ---
+
+SWITCHED = BOB_FIRST_ANN_ACTS + ["Ann switch", "Bob hazard"]  # Bob's puddle check pending
+
+
+def test_a_switch_changes_nothing_tracked() -> None:
+    before, after = summ(BOB_FIRST_ANN_ACTS), summ(BOB_FIRST_ANN_ACTS + ["Ann switch"])
+    assert after == before
+
+
+def test_after_a_switch_the_other_robot_checks_and_is_next() -> None:
+    assert summ(SWITCHED)["next"] == "Bob"
+    ask = GAME.prompt(state(SWITCHED))
+    assert ask.actor == "Bob" and ask.topic == "puddle"
+    assert ask.question == "Puddle: 1-5 is safe"
+    (roll,) = ask.answers
+    assert isinstance(roll, Roll) and roll.line((3,)) == Line("Bob", "roll", ("3",))
+    assert roll.chance == "83%"
+
+
+@pytest.mark.parametrize(("health", "face", "after"), [(6, 5, 6), (6, 6, 5), (3, 2, 3), (3, 3, 2)])
+def test_the_other_robots_check_is_against_its_own_health(health: int, face: int, after: int) -> None:
+    hurt_bob = [BOB_P1, *picks("Bob", ["move-2", "pass", "pass"], "Ann", ["move-1", "pass", "pass"]),
+                "Ann do move-1", "Bob do move-2", *hurt("Bob", 6 - health)]
+    lines = hurt_bob + [ANN_P1, *picks("Ann", ["move-3", "pass", "pass"], "Bob", PASS3),
+                        "Ann do move-3", *hurt("Ann", 3), "Ann switch", "Bob hazard", f"Bob roll {face}"]
+    s = summ(lines)
+    assert s["health"] == {"Ann": 3, "Bob": after}
+    assert s["next"] == "table" and s["turn"] == 2
+
+
+def test_a_failed_check_of_the_other_robot_at_health_1_destroys_it() -> None:
+    record = (GOLDEN / "switch-puddle-destroys.record").read_text()
+    s = summary(replay_text(record))
+    assert s["over"] and s["winners"] == ["Ann"] and s["health"]["Bob"] == 0
+
+
+def test_the_other_robots_check_does_not_touch_the_acting_robot() -> None:
+    s = summ(SWITCHED + ["Bob roll 6", "Ann lap"])
+    assert s["health"] == {"Ann": 6, "Bob": 5} and s["laps"]["Ann"] == 1
+    assert s["next"] == "Bob"  # Bob's action comes next, as before the switch
+    assert summ(SWITCHED + ["Bob roll 6", "Bob do move-2"])["picked"]["Bob"] == ["turn-right"]
+
+
+def test_a_puddle_for_the_other_robot_needs_a_switch() -> None:
+    refuse(BOB_FIRST_ANN_ACTS, "Bob hazard", NoSwitch)
+    refuse(BOB_FIRST_ANN_ACTS + ["Ann lap", "Ann hazard", "Ann roll 1"], "Bob hazard", NoSwitch)
+    # a new action closes the last one's switch
+    refuse(SWITCHED + ["Bob roll 1", "Bob do move-2", "Ann do turn-left"], "Bob hazard", NoSwitch)
+
+
+def test_one_puddle_for_the_other_robot_after_each_switch() -> None:
+    refuse(SWITCHED + ["Bob roll 1"], "Bob hazard", PuddleLogged)
+    again = SWITCHED + ["Bob roll 1", "Ann switch", "Bob hazard", "Bob roll 6"]
+    assert summ(again)["health"]["Bob"] == 5
+    refuse(BOB_FIRST_ANN_ACTS + ["Ann switch", "Ann switch", "Bob hazard", "Bob roll 1"],
+           "Bob hazard", PuddleLogged)  # it belongs to the last switch
+
+
+def test_the_pending_check_is_rolled_by_its_own_robot() -> None:
+    refuse(SWITCHED, "Ann roll 3", WrongRoller)
+    refuse(BOB_FIRST_ANN_ACTS + ["Ann hazard"], "Bob roll 3", WrongRoller)
+    refuse(SWITCHED, "Bob roll 7", BadArguments)
+
+
+def test_nothing_else_while_the_other_robots_check_is_pending() -> None:
+    for bad in ["Bob do move-2", "Ann lap", "Ann switch", "Ann hazard", "Ann impact block",
+                "Bob hazard", "table roll 1 2", "Ann first", "Bob pass"]:
+        refuse(SWITCHED, bad, CheckPending)
+
+
+def test_the_acting_robots_own_check_comes_before_the_other_robots_puddle() -> None:
+    lines = BOB_FIRST_ANN_ACTS + ["Ann switch", "Ann hazard"]
+    refuse(lines, "Bob hazard", CheckPending)
+    assert summ(lines + ["Ann roll 1", "Bob hazard", "Bob roll 6"])["health"]["Bob"] == 5
+
+
+def test_a_switch_only_while_the_robot_travels() -> None:
+    turned = [BOB_P1, *picks("Bob", ["move-2", "pass", "pass"], "Ann", ["turn-left", "repair", "pass"])]
+    refuse(turned + ["Ann do turn-left"], "Ann switch", NotTravelling)
+    refuse(turned + ["Ann do turn-left", "Bob do move-2", "Ann do repair"], "Ann switch", NotTravelling)
+    refuse(turned + ["Ann do turn-left"], "Bob switch", NotActing)  # not Bob's action
+    refuse([ANN_P1], "Ann switch", NotActing)
+    refuse(BOB_FIRST_ANN_ACTS, "Ann switch now", BadArguments)
+    refuse(BOB_FIRST_ANN_ACTS + ["Ann switch"], "Bob hazard now", BadArguments)
+    assert summ(turned + ["Ann do turn-left", "Bob do move-2", "Bob switch", "Ann hazard",
+                          "Ann roll 6"])["health"]["Ann"] == 5
+
+
+def test_switch_during_a_drift_and_a_successful_jump_not_a_failed_one() -> None:
+    drift = [BOB_P1, *picks("Bob", PASS3, "Ann", ["drift-left", "pass", "pass"]), "Ann do drift-left",
+             "Ann switch", "Bob hazard", "Bob roll 6"]
+    assert summ(drift)["health"]["Bob"] == 5
+    refuse(jump_at(6), "Ann switch", CheckPending, **HARD)  # the jump roll first
+    assert summ(jump_at(6) + ["Ann roll 1", "Ann switch", "Bob hazard", "Bob roll 6"],
+                **HARD)["health"]["Bob"] == 5
+    refuse(jump_at(6) + ["Ann roll 6"], "Ann switch", NotActing, **HARD)
+
+
+def test_a_switch_before_an_impact_still_leaves_the_other_robots_puddle() -> None:
+    lines = BOB_FIRST_ANN_ACTS + ["Ann switch", "Ann impact block"]
+    refuse(lines, "Ann switch", NotActing)  # the robot has stopped
+    assert summ(lines + ["Bob hazard", "Bob roll 6"])["health"] == {"Ann": 5, "Bob": 5}
+
+
+def test_switch_lines_until_the_next_turns_first_line() -> None:
+    lines = ann_at(6) + ["Ann switch", "Bob hazard"]
+    assert summ(lines)["next"] == "Bob"
+    s = summ(lines + ["Bob roll 6"])
+    assert s["health"]["Bob"] == 5 and s["next"] == "table" and s["turn"] == 1
+    refuse(lines, "table roll 1 2", CheckPending)
+    refuse(ann_at(6) + [ANN_P1], "Ann switch", NotActing)
+    refuse(ann_at(6) + ["Ann switch", "Bob first"], "Bob hazard", NotActing)
+
+
+def test_prompt_offers_the_switch_then_the_other_robots_puddle_once() -> None:
+    extras = GAME.prompt(state(BOB_FIRST_ANN_ACTS)).extras
+    assert [a.label for a in extras if a.line == Line("Ann", "switch")] == ["Ann switch"]
+    after = GAME.prompt(state(BOB_FIRST_ANN_ACTS + ["Ann switch"]))
+    assert after.actor == "Bob"  # still Bob's action to do: the puddle is optional
+    first = after.extras[0]
+    assert first.line == Line("Bob", "hazard") and first.label == "Bob on a puddle"
+    assert first.hint == "83% safe"
+    logged = GAME.prompt(state(SWITCHED + ["Bob roll 1"]))
+    assert Line("Bob", "hazard") not in [a.line for a in logged.extras]
+    stopped = GAME.prompt(state(BOB_FIRST_ANN_ACTS + ["Ann switch", "Ann impact robot"]))
+    assert extras_of(stopped) == ["Bob hazard"]
+    # Bob is at 5 after the impact: 1-4 is safe
+    assert "67%" in GAME.prompt(state(BOB_FIRST_ANN_ACTS + ["Ann switch", "Ann impact robot",
+                                                           "Bob hazard"])).answers[0].chance
+
+
 # --- repairs ---
 
 
@@ -588,9 +726,10 @@ def test_prompt_offers_the_privilege_only_when_legal() -> None:
 
 
 def test_prompt_offers_action_lines_only_when_legal() -> None:
-    moving = ["Ann hazard", "Ann impact block", "Ann impact robot", "Ann lap"]
+    moving = ["Ann hazard", "Ann impact block", "Ann impact robot", "Ann lap", "Ann switch"]
     assert extras_of(GAME.prompt(state(BOB_FIRST_ANN_ACTS))) == moving
-    assert extras_of(GAME.prompt(state(BOB_FIRST_ANN_ACTS + ["Ann lap"]))) == moving[:3]
+    assert extras_of(GAME.prompt(state(BOB_FIRST_ANN_ACTS + ["Ann lap"]))) == [
+        m for m in moving if m != "Ann lap"]
     assert extras_of(GAME.prompt(state(BOB_FIRST_ANN_ACTS + ["Ann impact block"]))) == []
     turned = [BOB_P1, *picks("Bob", PASS3, "Ann", ["turn-left", "repair", "pass"]), "Ann do turn-left"]
     assert extras_of(GAME.prompt(state(turned))) == []
@@ -618,3 +757,25 @@ def test_prompt_answers_are_legal_and_actor_is_next() -> None:
             for option in ask.answers + ask.extras:
                 if isinstance(option, Choice):
                     GAME.apply(rec.state, option.line)
+
+
+def test_random_playouts_from_the_prompt_reach_the_other_robots_check() -> None:
+    """The generic playouts (and so the property tests built on them) log switches and the
+    other robot's puddle checks with both outcomes, and such races replay to the same state."""
+    outcomes: set[bool] = set()
+    for seed in range(200):
+        final, lines = playout(GAME, ("Ann", "Bob"), random.Random(seed))
+        s = GAME.start(("Ann", "Bob"), GAME.option_values({}))
+        found = False
+        for line in lines:
+            after = GAME.apply(s, line)
+            if s.check == "puddle":
+                other = 1 - (s.acting or 0)
+                outcomes.add(after.robots[other].health < s.robots[other].health)
+                found = True
+            s = after
+        if found:
+            assert replay_text(format_record(Header(GAME, ("Ann", "Bob")), lines)).state == final
+        if outcomes == {True, False}:
+            break
+    assert outcomes == {True, False}

@@ -1,0 +1,137 @@
+"""Microbot Racers on the box: a transform switch and the other robot's puddle check, through
+the real loop (mock pins of the minimal build), read back from the screen and the store."""
+
+from __future__ import annotations
+
+import pathlib
+from collections.abc import Iterator
+
+import pytest
+
+from companion.games import game_by_id
+from companion.games.base import Line
+from companion.record import Header
+from companion.session import Session
+from companion.ui.play import PlayScreen
+from tests.games.test_microbot_racers import BOB_FIRST_ANN_ACTS
+from tests.harness import Harness
+
+GAME = game_by_id("microbot-racers")
+BOB_AT_5 = "Puddle: 1-4 is safe"
+
+
+@pytest.fixture
+def box(tmp_path: pathlib.Path) -> Iterator[Harness]:
+    harness = Harness(tmp_path)
+    yield harness
+    harness.close()
+
+
+def open_race(box: Harness, *lines: str) -> Session:
+    """A stored race after ``lines``, open on the play screen."""
+    assert GAME is not None
+    session = Session.new(box.store, Header(GAME, ("Ann", "Bob")))
+    for text in lines:
+        session.play([Line.parse(text)])
+    box.app.open(session.gid)
+    box.daemon.refresh()
+    return session
+
+
+def stored(box: Harness, session: Session) -> list[tuple[str, bool]]:
+    """Each stored line, read afresh, with whether the device rolled it."""
+    again = Session(box.store, session.gid)
+    return [(line, entry.rolled) for entry in again.store.entries(again.gid, again.head)
+            for line in entry.lines]
+
+
+def down_to(box: Harness, label: str, most: int = 12) -> None:
+    """Press down until the play screen's choice is ``label``."""
+    for _ in range(most):
+        if box.shows(label):
+            return
+        box.press("down")
+    assert box.shows(label), f"{label!r} is not offered"
+
+
+def switch_and_puddle(box: Harness) -> None:
+    """While Ann's robot moves: `+ Ann switch`, then `+ Bob on a puddle`."""
+    down_to(box, "+ Ann switch")
+    box.press("select")
+    down_to(box, "+ Bob on a puddle")
+    box.press("select")
+
+
+def test_a_switch_is_an_optional_line_while_a_robot_moves(box: Harness) -> None:
+    session = open_race(box, *BOB_FIRST_ANN_ACTS)
+    assert box.shows("Bob")  # Bob's action is the step asked for
+    down_to(box, "+ Ann switch")
+    box.press("select")
+    assert stored(box, session)[-1] == ("Ann switch", False)
+    assert box.shows("Bob: do an action", 11)  # still Bob's action: the puddle is optional
+
+
+def test_after_a_switch_the_puddle_comes_first_and_then_the_check_with_its_chance(
+        box: Harness) -> None:
+    session = open_race(box, *BOB_FIRST_ANN_ACTS)
+    down_to(box, "+ Ann switch")
+    box.press("select")
+    presses = 0
+    while not box.shows("+ Bob on a puddle"):
+        box.press("down")
+        presses += 1
+    assert presses == 2  # after Bob's two actions, the first of the extras
+    box.press("select")
+    assert stored(box, session)[-1] == ("Bob hazard", False)
+    assert box.shows("Puddle: 1-5 is safe", 11)
+    assert box.shows("Roll for me") and box.shows("83%", 10)
+
+
+def test_device_roll_for_the_other_robot_is_stored_first_and_never_a_free_reroll(
+        box: Harness) -> None:
+    # Ann's switch, then she runs into Bob (both at 5): Bob's puddle is still to check
+    session = open_race(box, *BOB_FIRST_ANN_ACTS, "Ann switch", "Ann impact robot")
+    down_to(box, "+ Bob on a puddle")
+    box.press("select")
+    assert box.shows(BOB_AT_5, 11) and box.shows("67%", 10)
+    box.press("select")  # roll for me
+    line, rolled = stored(box, session)[-1]
+    assert rolled and line.startswith("Bob roll ")
+    face = int(line.split()[-1])
+    assert Session(box.store, session.gid).summary()["health"]["Bob"] == (5 if face < 5 else 4)
+    box.long_press()
+    box.press("select")  # undo
+    assert box.shows(f"Undone: {line}", 11)
+    assert box.shows(f"Use {face} again")  # the same face first, not a new roll
+    box.press("select")
+    assert stored(box, session)[-1] == (line, True)
+
+
+def test_typed_faces_answer_the_other_robots_check(box: Harness) -> None:
+    session = open_race(box, *BOB_FIRST_ANN_ACTS)
+    switch_and_puddle(box)
+    box.intent("digit", 6)  # as the keyboard or a die reader types it
+    box.press("select")
+    assert stored(box, session)[-1] == ("Bob roll 6", False)
+    assert Session(box.store, session.gid).summary()["health"] == {"Ann": 6, "Bob": 5}
+    assert box.shows("Bob: do an action", 11)
+
+
+def test_a_second_puddle_after_the_same_switch_is_not_offered(box: Harness) -> None:
+    session = open_race(box, *BOB_FIRST_ANN_ACTS, "Ann switch", "Bob hazard", "Bob roll 1")
+    top = box.app.top
+    assert isinstance(top, PlayScreen)
+    labels = [item.label for item in top.items()]
+    assert "+ Bob on a puddle" not in labels and "+ Ann switch" in labels
+    assert stored(box, session)[-1] == ("Bob roll 1", False)
+
+
+def test_the_rules_page_of_the_check_says_what_the_switch_does(box: Harness) -> None:
+    open_race(box, *BOB_FIRST_ANN_ACTS, "Ann switch", "Bob hazard")
+    box.long_press()
+    box.press("down")  # Undo, then the rules of this step
+    box.press("select")
+    assert box.shows("A blue switch", 11)
+    assert box.shows("changes the track:", 11)
+    box.press("down")
+    assert box.shows("the robots (the box", 11)
