@@ -111,21 +111,35 @@ class Interactions:
     commit: list[float] = field(default_factory=list)
     frames_unchanged: int = 0
     redraw_bytes: int = 0
+    page_events: int = 0  # snapshots the slowest open phone page received
     skipped: list[str] = field(default_factory=list)
 
 
-def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.Path) -> Interactions:
-    """Type every record through the screens; measure each press."""
+def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.Path,
+                 pages: int = 0) -> Interactions:
+    """Type every record through the screens; measure each press. With ``pages``, the phone
+    view is on and that many live pages follow the game."""
     panels = Panels(with_stock)
-    store = TimedStore(str(directory / f"bench-{with_stock}.sqlite"))
-    app = App(store, Config(), directory, rng=random.Random(1))
+    path = str(directory / f"bench-{with_stock}-{pages}.sqlite")
+    store = TimedStore(path)
+    phone = None
+    if pages:
+        from companion.phone import PhoneConfig, PhoneView
+
+        phone = PhoneView(PhoneConfig(True, "127.0.0.1", 0), None, path)
+        phone.start()
+    app = App(store, Config(), directory, rng=random.Random(1), phone=phone)
     events: queue.Queue[object] = queue.Queue()
     output = Output(lambda: panels, shift=False)
-    daemon = Daemon(app, output, events, KeyLogic())
+    daemon = Daemon(app, output, events, KeyLogic(), phone=phone)
     daemon.refresh()
+    readers = ([PageReader(phone.url(), phone.server.hub.version) for _ in range(pages)]
+               if phone is not None and phone.server is not None else [])
+    settle(phone, readers)
     out = Interactions()
 
     def press(intent: Intent) -> None:
+        settle(phone, readers)  # presses at a table are far apart: the pages have caught up
         before, commits, frames = panels.bytes(), store.commit_seconds, output.frames_sent
         queued = time.perf_counter()
         events.put(intent)
@@ -150,8 +164,52 @@ def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.P
     before = panels.bytes()
     daemon.refresh()  # the same screen again: nothing may go out
     out.redraw_bytes = sum(panels.bytes().values()) - sum(before.values())
+    if phone is not None:
+        out.page_events = min(reader.events for reader in readers)
+        phone.stop()
+        for reader in readers:
+            reader.close()
     store.close()
     return out
+
+
+def settle(phone: Any, readers: list[PageReader], most: float = 1.0) -> None:
+    """Wait (at most ``most`` seconds) until every open page has the latest snapshot."""
+    if phone is None or phone.server is None:
+        return
+    hub = phone.server.hub
+    deadline = time.perf_counter() + most
+    while any(r.events < 1 + hub.version - r.joined for r in readers) and time.perf_counter() < deadline:
+        time.sleep(0.0005)
+
+
+class PageReader:
+    """A phone's live page: reads the event stream on a thread of its own until closed."""
+
+    def __init__(self, url: str, joined: int = 0) -> None:
+        import socket
+        import threading
+        import urllib.parse
+
+        where = urllib.parse.urlsplit(url.lower())
+        token = url.rstrip("/").rsplit("/", 1)[1]
+        self.sock = socket.create_connection(("127.0.0.1", where.port or 80), timeout=30)
+        self.sock.sendall(f"GET /{token}/events HTTP/1.1\r\nHost: box\r\n\r\n".encode())
+        self.events = 0
+        self.joined = joined  # the snapshot version when it connected: the first it gets
+        self.thread = threading.Thread(target=self.read, daemon=True)
+        self.thread.start()
+
+    def read(self) -> None:
+        try:
+            while chunk := self.sock.recv(65536):
+                self.events += chunk.count(b"data: ")
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.sock.close()
+        self.thread.join(timeout=5)
 
 
 # --- the process: idle CPU, start-up, memory ---
@@ -198,6 +256,51 @@ def idle_cpu(state: pathlib.Path, seconds: float) -> float:
     finally:
         child.terminate()
         child.wait()
+
+
+PAGES = 8  # the most live pages the phone view serves
+
+
+def report_phone_memory(work: pathlib.Path) -> None:
+    """Peak resident memory of the daemon with the view off, and on with every page open."""
+    import json
+    import socket
+
+    with socket.socket() as probe:  # a free port for the view
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = work / "phone.toml"
+    config.write_text(f'[phone]\nenabled = true\naddress = "127.0.0.1"\nport = {port}\n')
+    figures = []
+    for state, extra in ((work / "phone-off", ()), (work / "phone-on", ("--config", str(config)))):
+        child = subprocess.Popen(companion_command(state, *extra), stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        assert child.stderr is not None
+        readers = []
+        try:
+            for line in child.stderr:
+                if line.rstrip().endswith("ready"):
+                    break
+            if extra:
+                token = json.loads((state / "phone.json").read_text())["token"]
+                readers = [PageReader(f"HTTP://127.0.0.1:{port}/{token}/") for _ in range(PAGES)]
+                time.sleep(1.0)  # every page has had its first snapshot
+            figures.append(peak_rss_mb(child.pid))
+        finally:
+            for reader in readers:
+                reader.close()
+            child.terminate()
+            child.wait()
+    print(f"peak resident memory, phone view off: {figures[0]:.1f} MB; on with {PAGES} pages open: "
+          f"{figures[1]:.1f} MB (+{figures[1] - figures[0]:.1f} MB)")
+
+
+def peak_rss_mb(pid: int) -> float:
+    """A running process's peak resident memory so far, from /proc."""
+    for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmHWM in /proc")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -290,6 +393,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
               f"{sum(len(r.actions) for r in records)} lines, typed in through the screens")
         report_bytes(play_session(records, True, work))
         report_latency(play_session(records, False, work))
+        with_pages = play_session(records, False, work, pages=PAGES)
+        print(f"with the phone view on and {PAGES} pages open ({with_pages.page_events} updates each):")
+        report_latency(with_pages)
+        report_phone_memory(work)
         fresh = start_up(work / "empty")
         print(f"start to first frame, empty store: {fresh.seconds_to_ready:.2f} s; "
               f"peak resident memory {fresh.peak_rss_mb:.1f} MB")

@@ -16,6 +16,7 @@ companion.config.ConfigError: companion.toml: screen.dim_after: must be a number
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import pathlib
@@ -25,6 +26,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from companion.games.base import RESERVED_NAMES
+from companion.phone import PhoneConfig
 from companion.record import NAME
 
 PRESETS = ("adafruit-bonnet", "waveshare-oled-hat", "minimal", "custom")
@@ -95,6 +97,7 @@ class Config:
     source: str = "(defaults)"
     serial: tuple[PortConfig, ...] = ()
     shake: ShakeConfig = field(default_factory=ShakeConfig)
+    phone: PhoneConfig = field(default_factory=PhoneConfig)
 
 
 class _Reader:
@@ -137,6 +140,20 @@ class _Reader:
         value = self.table.pop(key, default)
         if isinstance(value, bool) or not isinstance(value, int) or not 50 <= value <= 4_000_000:
             raise self.fail(key, f"must be a baud rate such as 9600 or 115200, not {value!r}")
+        return value
+
+    def port(self, key: str, default: int) -> int:
+        value = self.table.pop(key, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 65535:
+            raise self.fail(key, f"must be a TCP port number (1-65535), not {value!r}")
+        return value
+
+    def address(self, key: str, default: str) -> str:
+        value = self.text(key, default)
+        try:
+            ipaddress.ip_address(value)
+        except ValueError:
+            raise self.fail(key, f"must be an IP address of this box, or 0.0.0.0 for all, not {value!r}") from None
         return value
 
     def tables(self, key: str, most: int) -> list[_Reader]:
@@ -204,9 +221,13 @@ def parse(data: dict[str, Any], file: str) -> Config:
     shake = top.table_of("shake")
     shake_cfg = ShakeConfig(shake.pin("pin"), shake.seconds("settle", 1.0))
     shake.done()
+    phone = top.table_of("phone")
+    phone_cfg = PhoneConfig(phone.flag("enabled", False), phone.address("address", "0.0.0.0"),
+                            phone.port("port", 8080))
+    phone.done()
     top.done()
     return Config(flags, button_cfg, encoder_cfg, screen_cfg, tuple(dict.fromkeys(roster)),
-                  store_path, file, ports, shake_cfg)
+                  store_path, file, ports, shake_cfg, phone_cfg)
 
 
 def serial_ports(table: _Reader) -> tuple[PortConfig, ...]:

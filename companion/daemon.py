@@ -20,6 +20,7 @@ from companion.io.display import Output
 from companion.io.keyboard import Quit
 from companion.io.serial import PortStatus, SerialLine, SerialPort
 from companion.io.systemd import notify
+from companion.phone import PhoneView
 from companion.ui.app import App
 from companion.ui.intents import Intent
 
@@ -40,7 +41,8 @@ class Daemon:
 
     def __init__(self, app: App, output: Output, events: queue.Queue[object],
                  keys: KeyLogic | None = None, clock: Callable[[], float] = time.monotonic,
-                 watchdog: float | None = None, ports: Mapping[str, SerialPort] | None = None) -> None:
+                 watchdog: float | None = None, ports: Mapping[str, SerialPort] | None = None,
+                 phone: PhoneView | None = None) -> None:
         self.app = app
         self.output = output
         self.events = events
@@ -53,6 +55,7 @@ class Daemon:
         self.presses = 0
         self.ports = dict(ports or {})  # by name: where a serial line's answer goes
         self.console = Console(app)
+        self.phone = phone
 
     def run(self) -> None:
         """Show the first screen, tell systemd we are up, then serve events until stopped."""
@@ -139,7 +142,10 @@ class Daemon:
         if self.output.level == "blank":
             return
         self.output.shift = self.app.config.screen.shift
-        self.output.show(self.app.frame(), self.shift_step(self.clock()))
+        frame = self.app.frame()
+        self.output.show(frame, self.shift_step(self.clock()))
+        if self.phone is not None:  # after the panel has the frame: pages never delay it
+            self.phone.publish(self.app, frame)
 
     def shift_step(self, now: float) -> int:
         return int((now - self.started) // SHIFT_PERIOD)

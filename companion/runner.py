@@ -32,6 +32,7 @@ from companion.io.display import (
 from companion.io.serial import SerialPort
 from companion.io.shake import ShakeSwitch
 from companion.io.systemd import watchdog_period
+from companion.phone import PhoneView
 from companion.salvage import open_store
 from companion.ui.app import App
 from companion.ui.intents import KINDS, Intent
@@ -159,7 +160,8 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
     with ExitStack() as stack:
         store, damaged = open_store(store_file)  # waits for a lock; sets a damaged file aside
         stack.callback(store.close)
-        app = App(store, config, directory)
+        phone = PhoneView(config.phone, directory, store_file)
+        app = App(store, config, directory, phone=phone)
         if app.resume_latest():
             log.info("resumed game %s", app.session.gid if app.session else "?")
         note = "; ".join(filter(None, (damaged, note)))
@@ -185,8 +187,10 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
                     sys.stdout.write("\x1b[2J")
         output = Output(opener, config.screen.shift)
         stack.callback(output.close)
+        phone.start()  # serves only if the view is on; nothing of it is loaded otherwise
+        stack.callback(phone.stop)
         keys = KeyLogic(config.buttons.debounce, config.buttons.long_press)
         daemon = Daemon(app, output, events, keys, watchdog=watchdog_period(),
-                        ports=start_ports(config, events, stack))
+                        ports=start_ports(config, events, stack), phone=phone)
         daemon.run()
     return 0

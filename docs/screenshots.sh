@@ -101,3 +101,7 @@ shot gleebs-play "$gleebs"                          # the scores, what is eaten
 shot gleebs-board "$gleebs select select up up"     # Ann picked B3 on b1; the cursor on G3, a landing
 sed -n '1,18p' "$example" > "$work/bob.record"      # up to Ann's first turn
 shot gleebs-companion "$(keys_of "$work/bob.record" Bob)"   # the companion plays Bob: its move
+
+# The phone view's page for each game, mid-play, from a real headless Chromium.
+COMPANION_SCREENSHOTS=docs/phone "$(dirname "$companion")/python" -m pytest -q -p no:cacheprovider \
+    tests/test_phone_browser.py -k each_game

@@ -11,7 +11,8 @@ PROBE = """
 import json, sys
 from companion.cli import main
 main(sys.argv[1:])
-heavy = [m for m in sys.modules if m.split('.')[0] in ('pygame', 'luma') or
+heavy = [m for m in sys.modules if m.split('.')[0] in ('pygame', 'luma', 'waitress', 'segno') or
+         m.startswith('companion.web') or
          (m.startswith('companion.games.') and m != 'companion.games.base')
          or m in ('companion.bench', 'companion.ui.driver', 'hypothesis')]
 print(json.dumps(sorted(heavy)))
@@ -25,7 +26,7 @@ def loaded(*args: str) -> list[str]:
     return list(json.loads(run.stdout.strip().splitlines()[-1]))
 
 
-def test_a_fresh_start_loads_no_game_no_pygame_and_no_luma(tmp_path: pathlib.Path) -> None:
+def test_a_fresh_start_loads_no_game_no_pygame_no_luma_and_no_phone_view(tmp_path: pathlib.Path) -> None:
     assert loaded("--state", str(tmp_path), "--keys", "") == []
 
 

@@ -23,13 +23,14 @@ from companion.config import ROLLS, Config, save_settings
 from companion.dice import FAIR
 from companion.games import GAMES, TITLES
 from companion.games.base import IllegalLine
+from companion.phone import PhoneView
 from companion.record import Header, RecordError, UnreadableRecord
 from companion.session import Session
 from companion.store import GameRow, Store, primary
 from companion.ui.draw import BLACK, HEADER, WHITE, WIDTH, blank
 from companion.ui.intents import Intent
 from companion.ui.play import PlayScreen
-from companion.ui.widgets import Item, Menu, Page, Screen
+from companion.ui.widgets import Item, Menu, Page, Screen, confirm
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +55,9 @@ class App:
     """Screens, the session being played, and the ways into and out of it."""
 
     def __init__(self, store: Store, config: Config, state_dir: pathlib.Path | None = None,
-                 rng: random.Random = FAIR) -> None:
+                 rng: random.Random = FAIR, phone: PhoneView | None = None) -> None:
         self.store = store
+        self.phone = phone
         self.config = config
         self.state_dir = state_dir
         self.rng = rng
@@ -203,8 +205,36 @@ class App:
                      "on" if screen.shift else "off"),
                 Item("Rolls", lambda: self.save_screen(rolls=next_of(ROLLS, screen.rolls)),
                      screen.rolls.replace("-", " ")),
+                *self.phone_items(),
             ]
         self.push(Menu("Settings", items))
+
+    def phone_items(self) -> list[Item]:
+        """Turn the phone view on or off, show its link, or make a new link."""
+        phone = self.phone
+        if phone is None:
+            return []
+
+        def turn() -> None:
+            phone.turn(not phone.enabled)
+            if phone.failure:
+                self.toast(phone.failure)
+
+        def renew() -> None:
+            phone.renew()
+            self.toast("New link: open pages closed")
+
+        def link() -> None:
+            from companion.ui.phone import LinkScreen
+
+            self.push(LinkScreen(phone.url))
+
+        items = [Item("Phone view", turn, "on" if phone.enabled else "off")]
+        if phone.server is not None:
+            items += [Item("Show link", link, "QR code"),
+                      Item("New link", lambda: self.push(confirm("Close open pages?", "Yes, new link",
+                                                                 renew, self)))]
+        return items
 
     def save_screen(self, **changes: Any) -> None:
         screen = replace(self.config.screen, **changes)

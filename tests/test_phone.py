@@ -1,0 +1,455 @@
+"""The phone view: a read-only live page of the game, behind a secret link.
+
+Every test runs the real server on loopback with the real daemon loop (mock pins, dummy
+display), and talks to it as a phone, or as someone on the network who should not get in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import http.client
+import json
+import pathlib
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from companion.phone import PhoneConfig, PhoneView, looks_like_token
+from companion.record import replay_text
+from companion.session import Session
+from companion.store import Store
+from companion.web import server as web
+from tests.harness import Harness
+
+BENCH = pathlib.Path(__file__).parent.parent / "companion" / "benchdata"
+RECORDS = {
+    "microbot-racers": "microbot-lap-win.record",
+    "leaf-climbers": "leaf-climbers.record",
+    "penguin-panic": "penguin-panic.record",
+    "gleebs-and-grues": "gleebs-and-grues.record",
+    "quick-lemmings": "quick-lemmings.record",
+}
+
+
+def half_game(game: str) -> str:
+    """The first half of the benchmark session's game: a point in the middle of play."""
+    lines = (BENCH / RECORDS[game]).read_text().splitlines()
+    return "\n".join(lines[: len(lines) // 2]) + "\n"
+
+
+def store_game(store: Store, text: str) -> int:
+    replayed = replay_text(text)
+    session = Session.new(store, replayed.header)
+    for line in replayed.actions:
+        session.play([line])
+    return session.gid
+
+
+class Box:
+    """A companion with its phone view on, listening on a free loopback port."""
+
+    def __init__(self, directory: pathlib.Path) -> None:
+        self.harness = Harness(directory)
+        self.store_path = str(directory / "games.sqlite")
+        self.phone = PhoneView(PhoneConfig(True, "127.0.0.1", 0), directory, self.store_path)
+        self.phone.start()
+        assert self.phone.server is not None
+        self.harness.app.phone = self.phone
+        self.harness.daemon.phone = self.phone
+        self.harness.daemon.refresh()
+
+    @property
+    def port(self) -> int:
+        assert self.phone.server is not None
+        return self.phone.server.port
+
+    def get(self, path: str, method: str = "GET", headers: dict[str, str] | None = None,
+            body: bytes | None = None) -> tuple[int, bytes]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        try:
+            conn.request(method, path, body=body, headers=headers or {})
+            answer = conn.getresponse()
+            return answer.status, answer.read()
+        finally:
+            conn.close()
+
+    def page(self, rest: str = "") -> str:
+        return f"/{self.phone.token}/{rest}"
+
+    def open_game(self, game: str) -> int:
+        gid = store_game(self.harness.store, half_game(game))
+        assert self.harness.app.open(gid)
+        self.harness.daemon.refresh()
+        return gid
+
+    def close(self) -> None:
+        self.phone.stop()
+        self.harness.close()
+
+
+@pytest.fixture
+def box(tmp_path: pathlib.Path) -> Iterator[Box]:
+    served = Box(tmp_path)
+    yield served
+    served.close()
+
+
+class Stream:
+    """A live page's event stream, read as a browser's EventSource would."""
+
+    def __init__(self, box: Box) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", box.port), timeout=5)
+        self.sock.sendall(f"GET {box.page('events')} HTTP/1.1\r\nHost: box\r\n\r\n".encode())
+        self.buffer = b""
+        head = self._until(b"\r\n\r\n")
+        self.status = int(head.split()[1])
+
+    def _until(self, mark: bytes) -> bytes:
+        while mark not in self.buffer:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError("the server closed the stream")
+            self.buffer += chunk
+        got, self.buffer = self.buffer.split(mark, 1)
+        return got
+
+    def event(self) -> tuple[str, Any]:
+        """The next event that is not a comment: (name, data)."""
+        while True:
+            block = self._until(b"\n\n")
+            lines = [line for line in block.decode().splitlines()
+                     if not line.startswith(":") and not line.startswith("retry:")
+                     and not all(c in "0123456789abcdefABCDEF" for c in line)]  # chunk sizes
+            name = next((line[6:].strip() for line in lines if line.startswith("event:")), "message")
+            data = "".join(line[5:].strip() for line in lines if line.startswith("data:"))
+            if data:
+                return name, json.loads(data)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+# --- off by default ---
+
+
+def test_the_view_is_off_unless_turned_on(tmp_path: pathlib.Path) -> None:
+    phone = PhoneView(PhoneConfig(), tmp_path, str(tmp_path / "games.sqlite"))
+    phone.start()
+    assert not phone.enabled and phone.server is None
+
+
+def test_turning_it_on_and_off_on_the_box_is_remembered(tmp_path: pathlib.Path) -> None:
+    store = str(tmp_path / "games.sqlite")
+    phone = PhoneView(PhoneConfig(port=0, address="127.0.0.1"), tmp_path, store)
+    phone.turn(True)
+    assert phone.server is not None
+    token = phone.token
+    phone.stop()
+    again = PhoneView(PhoneConfig(port=0, address="127.0.0.1"), tmp_path, store)
+    assert again.enabled and again.token == token
+    again.turn(False)
+    assert again.server is None
+    assert not PhoneView(PhoneConfig(), tmp_path, store).enabled
+    assert oct((tmp_path / "phone.json").stat().st_mode & 0o777) == "0o600"
+
+
+def test_settings_turns_the_view_on_and_shows_a_link(box: Box) -> None:
+    h = box.harness
+    box.phone.turn(False)
+    h.presses("down", "down", "down", "select")  # Home: New game, History, Rules, Settings
+    for _ in range(4):
+        h.press("down")
+    assert h.shows("Phone view") and h.shows("off", 10)
+    h.press("select")
+    assert box.phone.server is not None and h.shows("on", 10)
+    h.press("down")
+    assert h.shows("Show link")
+    h.press("select")
+    assert h.shows("Scan me:", 11)
+    h.press("select")
+    h.press("down")
+    assert h.shows("New link")
+
+
+# --- the link ---
+
+
+def test_the_token_has_128_bits_and_fits_a_small_qr_code(box: Box) -> None:
+    assert looks_like_token(box.phone.token)
+    url = box.phone.url()
+    assert url.startswith("HTTP://") and url.endswith(f"/{box.phone.token}/")
+
+
+def test_the_qr_code_on_the_box_decodes_to_the_link(box: Box) -> None:
+    import zxingcpp  # the test's decoder; the box only draws
+    from PIL import Image
+
+    from companion.ui.phone import LinkScreen
+
+    box.phone.config = PhoneConfig(True, "192.168.100.200", 8080)  # the longest usual address
+    h = box.harness
+    h.app.push(LinkScreen(box.phone.url))
+    h.daemon.refresh()
+    frame = h.screen.convert("L").resize((128 * 6, 64 * 6), Image.NEAREST)
+    found = zxingcpp.read_barcodes(frame)
+    assert [code.text for code in found] == [box.phone.url()]
+
+
+def test_without_the_token_every_url_is_404(box: Box) -> None:
+    for path in ("/", "/events", "/games", "/record", "/index.html", "/x/", "/favicon.ico"):
+        assert box.get(path)[0] == 404
+
+
+def test_a_wrong_token_is_404_even_when_nearly_right(box: Box) -> None:
+    token = box.phone.token
+    for wrong in (token[:-1] + ("A" if token[-1] != "A" else "B"), token.lower(), token[:-1], token + "A", ""):
+        assert box.get(f"/{wrong}/")[0] == 404
+        assert box.get(f"/{wrong}/events")[0] == 404
+    assert box.get(box.page())[0] == 200
+
+
+def test_a_new_link_closes_open_pages_and_the_old_token_stops_working(box: Box) -> None:
+    old = box.page()
+    stream = Stream(box)
+    assert stream.event()[0] == "message"
+    box.phone.renew()
+    assert stream.event()[0] == "closed"
+    stream.close()
+    assert box.get(old)[0] == 404
+    assert box.get(f"{old}events")[0] == 404
+    assert box.get(box.page())[0] == 200
+
+
+# --- what the page shows ---
+
+
+@pytest.mark.parametrize("game", sorted(RECORDS))
+def test_each_game_is_published_with_whose_turn_the_question_and_its_state(box: Box, game: str) -> None:
+    gid = box.open_game(game)
+    stream = Stream(box)
+    _, snap = stream.event()
+    stream.close()
+    session = box.harness.app.session
+    assert session is not None
+    facts = snap["game"]
+    assert facts["id"] == gid and facts["summary"] == session.summary()
+    ask = session.prompt()
+    assert ask is not None and facts["actor"] == ask.actor and facts["question"] == ask.question
+    assert len(snap["frame"]) == 1368  # 128x64 bits in base64
+    status, body = box.get(box.page("record"))
+    record = json.loads(body)
+    assert status == 200 and record[0] == str(replay_text(half_game(game)).actions[-1])
+
+
+def test_the_oled_mirror_is_the_frame_bit_for_bit(box: Box) -> None:
+    import base64
+
+    box.open_game("penguin-panic")
+    stream = Stream(box)
+    _, snap = stream.event()
+    stream.close()
+    assert base64.b64decode(snap["frame"]) == box.harness.screen.tobytes()
+
+
+def test_a_press_reaches_an_open_page(box: Box) -> None:
+    box.open_game("microbot-racers")
+    stream = Stream(box)
+    _, before = stream.event()
+    sent = time.monotonic()
+    box.harness.press("down")
+    _, after = stream.event()
+    took = time.monotonic() - sent
+    stream.close()
+    assert after["version"] > before["version"] and after["frame"] != before["frame"]
+    assert took < 1.0  # the issue's promise: within a second of the press
+
+
+def test_history_lists_finished_games_and_offers_their_files(box: Box) -> None:
+    from tests.examples import LAP_WIN
+
+    gid = store_game(box.harness.store, LAP_WIN)
+    status, body = box.get(box.page("games"))
+    games = json.loads(body)
+    assert status == 200 and [g["id"] for g in games] == [gid] and games[0]["winners"] == ["Ann"]
+    status, record = box.get(box.page(f"games/{gid}.record"))
+    assert status == 200 and replay_text(record.decode()).actions == replay_text(LAP_WIN).actions
+    status, summary = box.get(box.page(f"games/{gid}.json"))
+    assert status == 200 and json.loads(summary)["winners"] == ["Ann"]
+    assert box.get(box.page("games/999.record"))[0] == 404
+
+
+# --- read only, and bounded ---
+
+
+def digest(directory: pathlib.Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(directory.iterdir()) if p.is_file() and not p.name.endswith("-shm")}
+
+
+def test_no_request_changes_the_store_or_the_settings(box: Box, tmp_path: pathlib.Path) -> None:
+    from tests.examples import LAP_WIN
+
+    store_game(box.harness.store, LAP_WIN)
+    box.open_game("quick-lemmings")
+    before = digest(tmp_path)
+    for method in ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH"):
+        for rest in ("", "record", "games", "games/1.record", "games/1.json", "undo", "settings"):
+            box.get(box.page(rest), method=method, body=b"undo" if method != "GET" else None)
+    assert digest(tmp_path) == before
+    assert box.get(box.page(), method="POST", body=b"x")[0] == 405
+
+
+@pytest.mark.parametrize("path", [
+    "{t}/../../../../etc/passwd", "{t}/..%2F..%2Fetc%2Fpasswd", "{t}/games/../../etc/passwd.record",
+    "{t}/games/1.record/../../x", "{t}/games/-1.record", "{t}/games/1e3.json", "{t}/games/%31.record",
+    "{t}/page.html", "{t}/web/page.html", "{t}//etc/passwd", "{t}/games/99999999999.record",
+])
+def test_paths_are_never_built_from_the_request(box: Box, path: str) -> None:
+    status, body = box.get("/" + path.format(t=box.phone.token))
+    assert status == 404 and b"root:" not in body
+
+
+def test_an_oversized_request_is_refused(box: Box) -> None:
+    status, _ = box.get(box.page(), headers={"X-Big": "y" * 20_000})
+    assert status in (400, 431)
+    status, _ = box.get(box.page(), method="POST", body=b"z" * 10_000)
+    assert status in (405, 413)
+
+
+def test_a_hundred_connections_opened_and_dropped_leave_it_serving(box: Box) -> None:
+    for number in range(100):
+        sock = socket.create_connection(("127.0.0.1", box.port), timeout=5)
+        if number % 2:
+            sock.sendall(f"GET {box.page('events')} HTTP/1.1\r\nHost: box\r\n\r\n".encode())
+        sock.close()
+    streams = [Stream(box) for _ in range(web.MAX_PAGES)]
+    try:
+        assert all(s.status == 200 for s in streams)
+    finally:
+        for s in streams:
+            s.close()
+    assert box.get(box.page())[0] == 200
+
+
+def test_a_ninth_page_is_refused_politely(box: Box) -> None:
+    streams = [Stream(box) for _ in range(web.MAX_PAGES)]
+    try:
+        assert all(s.status == 200 for s in streams)
+        status, body = box.get(box.page("events"))
+        assert status == 503 and b"pages are open" in body
+        assert box.get(box.page())[0] == 200  # the page itself and downloads still answer
+    finally:
+        for s in streams:
+            s.close()
+
+
+def test_a_client_that_never_reads_is_dropped_and_the_box_goes_on(
+        tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(web, "STALL_MS", 2000)  # the kernel gives up on it sooner here
+    box = Box(tmp_path)
+    assert box.phone.server is not None
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", box.port))
+    sock.sendall(f"GET {box.page('events')} HTTP/1.1\r\nHost: box\r\n\r\n".encode())
+    box.open_game("quick-lemmings")
+    h = box.harness
+    started = time.monotonic()
+    for _ in range(300):  # each press publishes a snapshot of a few kilobytes
+        h.press("down")
+    pressing = time.monotonic() - started
+    try:
+        deadline = time.monotonic() + web.STALL_MS / 1000 + 20
+        while box.phone.server.hub.pages() and time.monotonic() < deadline:
+            time.sleep(0.5)
+            h.press("up")
+        assert box.phone.server.hub.pages() == 0  # the stalled page was dropped
+    finally:
+        sock.close()
+    assert pressing < 30  # liveness: no press waited for the stalled page
+    assert box.get(box.page())[0] == 200
+    box.close()
+
+
+# --- under systemd ---
+
+ROOT = pathlib.Path(__file__).parent.parent
+
+
+def test_the_real_daemon_serves_on_the_socket_systemd_hands_it(tmp_path: pathlib.Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    config = tmp_path / "companion.toml"
+    config.write_text('[phone]\nenabled = true\naddress = "127.0.0.1"\nport = 1\n')  # port 1: not ours
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    fd = listener.fileno()
+    # What systemd does: the socket as descriptor 3, and LISTEN_PID naming the daemon.
+    handover = ("import os, sys; os.dup2(int(sys.argv[1]), 3); os.environ['LISTEN_PID'] = str(os.getpid()); "
+                "os.environ['LISTEN_FDS'] = '1'; os.execv(sys.argv[2], sys.argv[2:])")
+    daemon = subprocess.Popen(
+        [sys.executable, "-c", handover, str(fd), sys.executable, "-m", "companion", "run", "--emulator", "none",
+         "--config", str(config), "--state", str(tmp_path)],
+        pass_fds=(fd,), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        env={**os.environ, "GPIOZERO_PIN_FACTORY": "mock"})
+    listener.close()
+    try:
+        token = ""
+        deadline = time.monotonic() + 30
+        while not token and time.monotonic() < deadline:
+            time.sleep(0.1)
+            with contextlib.suppress(OSError, ValueError, KeyError):  # not written yet
+                token = json.loads((tmp_path / "phone.json").read_text())["token"]
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            conn.request("GET", f"/{token}/")
+            status = conn.getresponse().status
+        except OSError as err:
+            status = str(err)
+        conn.close()
+    finally:
+        daemon.terminate()
+        out = daemon.communicate(timeout=20)[0].decode()
+    assert status == 200, out
+    assert "Traceback" not in out, out
+
+
+def test_the_unit_with_the_phone_view_drop_in_stays_below_one_in_systemd_analyze(tmp_path: pathlib.Path) -> None:
+    import os
+    import re
+    import shutil
+    import subprocess
+
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        if os.environ.get("CI"):
+            pytest.fail("systemd-analyze is missing: .ci/run installs the systemd package")
+        pytest.skip("systemd-analyze is not installed here (CI installs it)")
+    # A drop-in's lines add to the unit's sections: the analyzer reads the unit as merged.
+    unit = (ROOT / "systemd" / "companion.service").read_text()
+    sections: dict[str, list[str]] = {}
+    current = ""
+    for line in (ROOT / "systemd" / "phone-view.conf").read_text().splitlines():
+        if line.startswith("["):
+            current = line
+        elif line and not line.startswith("#"):
+            sections.setdefault(current, []).append(line)
+    for section, lines in sections.items():
+        unit = unit.replace(section, section + "\n" + "\n".join(lines), 1)
+    merged = tmp_path / "companion.service"
+    merged.write_text(unit)
+    run = subprocess.run([analyze, "security", "--offline=yes", str(merged)],
+                         capture_output=True, text=True, timeout=120)
+    found = re.search(r"Overall exposure level for companion\.service: (\d+\.\d+)", run.stdout)
+    assert found and float(found.group(1)) < 1.0, run.stdout[-800:]
+    assert "Sockets=companion-phone.socket" in unit and "PrivateNetwork=yes" in unit
+    socket_unit = (ROOT / "systemd" / "companion-phone.socket").read_text()
+    assert "IPAddressDeny=any" in socket_unit and "192.168.0.0/16" in socket_unit

@@ -1,0 +1,112 @@
+"""The phone page in a real headless Chromium: every game drawn, and live after a press.
+
+Chromium comes from the distribution's packages (``apt-get install chromium``; CI installs
+it). Without it these tests are skipped on a developer's machine, and fail in CI.
+Screenshots go to the directory named by ``COMPANION_SCREENSHOTS`` when it is set
+(``docs/screenshots.sh`` sets it to docs/phone).
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.test_phone import RECORDS, Box
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if CHROMIUM is None:
+    if os.environ.get("CI"):
+        raise RuntimeError("CI must install chromium (apt-get install chromium) for the phone view tests")
+    pytest.skip("no chromium here: apt-get install chromium", allow_module_level=True)
+
+# Chromium's own background traffic is off: the page must work on a network with no internet.
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--no-first-run", "--disable-quic"]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def box(tmp_path: pathlib.Path) -> Iterator[Box]:
+    served = Box(tmp_path)
+    yield served
+    served.close()
+
+
+def open_page(browser: Any, box: Box) -> Any:
+    page = browser.new_page(viewport={"width": 420, "height": 900}, device_scale_factor=2)
+    outside: list[str] = []
+    page.on("request", lambda request: outside.append(request.url)
+            if not request.url.startswith(f"http://127.0.0.1:{box.port}/") else None)
+    page.goto(f"http://127.0.0.1:{box.port}{box.page()}")
+    page.wait_for_function("document.body.dataset.version !== undefined")
+    page.outside = outside
+    return page
+
+
+def screenshot(page: Any, name: str, tmp_path: pathlib.Path) -> None:
+    folder = pathlib.Path(os.environ.get("COMPANION_SCREENSHOTS", tmp_path))
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("game", sorted(RECORDS))
+def test_each_game_mid_play_is_drawn_whole_in_a_real_browser(browser: Any, box: Box, game: str,
+                                                               tmp_path: pathlib.Path) -> None:
+    box.open_game(game)
+    page = open_page(browser, box)
+    session = box.harness.app.session
+    assert session is not None
+    ask = session.prompt()
+    assert ask is not None
+    page.wait_for_function("document.getElementById('record').children.length > 0")
+    assert page.inner_text("#question") == ask.question
+    assert ask.actor in page.inner_text("#turn")
+    board = page.inner_text("#board")
+    for name in session.players:
+        assert name in board
+    assert "{" not in board and "undefined" not in board and "null" not in board
+    assert page.locator("#record li").first.inner_text() == session.record().splitlines()[-1]
+    screenshot(page, game, tmp_path)
+    assert page.outside == []  # nothing loaded from anywhere else
+    page.close()
+
+
+def test_the_page_follows_a_press_on_the_box(browser: Any, box: Box) -> None:
+    box.open_game("microbot-racers")
+    page = open_page(browser, box)
+    before = int(page.evaluate("document.body.dataset.version"))
+    box.harness.press("down")
+    page.wait_for_function(f"Number(document.body.dataset.version) > {before}", timeout=1000)
+    # The mirror is the OLED's frame, pixel for pixel at 4x.
+    shown = page.evaluate("""() => {
+        const d = document.getElementById('oled').getContext('2d').getImageData(0, 0, 512, 256).data;
+        const bits = [];
+        for (let y = 0; y < 64; y++)
+            for (let x = 0; x < 128; x++) bits.push(d[(y * 4 * 512 + x * 4) * 4] > 128 ? 1 : 0);
+        return bits;
+    }""")
+    frame = box.harness.screen
+    assert shown == [1 if frame.getpixel((x, y)) else 0 for y in range(64) for x in range(128)]
+    page.close()
+
+
+def test_a_new_link_tells_an_open_page_to_scan_again(browser: Any, box: Box) -> None:
+    page = open_page(browser, box)
+    box.phone.renew()
+    page.wait_for_selector("#gone", state="visible", timeout=3000)
+    assert "Scan the new code" in page.inner_text("#gone")
+    page.close()
