@@ -14,7 +14,9 @@ fake GPIO line-info source and a fake ``systemctl``.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
+import io
 import importlib.metadata
 import importlib.util
 import os
@@ -201,6 +203,7 @@ class Host:
     lines: LineSource = field(default_factory=KernelLines)
     node: Callable[[str], Node | None] = node_of  # given a path under root
     free: Callable[[str], int] = lambda path: shutil.disk_usage(path).free
+    readable: Callable[[str], bool] = lambda path: os.access(path, os.R_OK | os.X_OK)
     clock: Callable[[], float] = time.monotonic  # CLOCK_MONOTONIC, as systemd's *Monotonic
     euid: int = field(default_factory=os.geteuid)
     package: Callable[[str], str | None] = lambda name: package_version(name)
@@ -254,7 +257,9 @@ class Display:
 def display_of(flags: str) -> Display:
     from luma.core import cmdline
 
-    args = cmdline.create_parser(description="companion doctor").parse_args(shlex.split(flags))
+    parser = cmdline.create_parser(description="companion doctor")
+    with contextlib.redirect_stderr(io.StringIO()):  # argparse's usage text: the line says it
+        args = parser.parse_args(shlex.split(flags))
     address = int(str(args.i2c_address), 0)
     if args.interface == "spi":
         pins = {args.gpio_data_command: "display DC", args.gpio_reset: "display RST",
@@ -627,12 +632,11 @@ class Doctor:
             path = str(state_dir(self.state) / STORE_FILE)
         real = self.host.at(path)
         directory = os.path.dirname(real)
+        if os.path.isdir(directory) and not self.host.readable(directory):
+            yield Finding(WARN, "store", f"cannot look into {os.path.dirname(path)}", fix("sudo"))
+            return
         if not os.path.exists(real):
-            if os.path.isdir(directory) and not os.access(directory, os.R_OK | os.X_OK):
-                yield Finding(WARN, "store", f"cannot look into {os.path.dirname(path)}",
-                              fix("sudo"))
-            else:
-                yield Finding(OK, "store", f"no store yet at {path} (made at the first start)")
+            yield Finding(OK, "store", f"no store yet at {path} (made at the first start)")
             return
         yield self.integrity(path, real)
         yield self.space(directory)

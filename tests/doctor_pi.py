@@ -58,13 +58,16 @@ class FakeBus:
 class FakeLines:
     """GPIO line info: chip labels and who holds which line."""
 
-    def __init__(self, held: dict[int, str]) -> None:
+    def __init__(self, held: dict[int, str], readable: bool = True) -> None:
         self.held = held
+        self.readable = readable
 
     def label(self, chip: str) -> str:
         return "pinctrl-bcm2711" if chip.endswith("gpiochip0") else "raspberrypi-exp-gpio"
 
     def consumer(self, chip: str, offset: int) -> str | None:
+        if not self.readable:
+            raise PermissionError(13, "Permission denied")
         return self.held.get(offset)
 
 
@@ -75,6 +78,8 @@ class FakePi:
         self.root = root
         self.i2c: set[int] = {0x3C}
         self.held: dict[int, str] = {}
+        self.gpio_readable = True
+        self.unreadable: set[str] = set()  # directories this user may not look into
         self.show = dict(HEALTHY_SHOW)
         self.systemd = True
         self.free = 2_000 * 1024 * 1024
@@ -141,7 +146,9 @@ class FakePi:
 
     def host(self) -> Host:
         return Host(root=self.root, run=self.systemctl, smbus=lambda port: FakeBus(self.i2c),
-                    lines=FakeLines(self.held), node=self.node, free=lambda path: self.free,
+                    lines=FakeLines(self.held, self.gpio_readable), node=self.node,
+                    free=lambda path: self.free,
+                    readable=lambda path: "/" + os.path.relpath(path, self.root) not in self.unreadable,
                     clock=lambda: 1000.0, euid=0, package=self.packages.get, python=self.python)
 
     def findings(self, state: str | None = None) -> list[Finding]:

@@ -176,7 +176,7 @@ def test_nothing_is_logged_to_the_game_in_progress(box: Harness) -> None:
     assert (box.store.entries(gid), box.store.games()) == before
 
 
-def test_the_console_back_leaves_the_key_test(box: Harness) -> None:
+def test_a_back_from_no_key_leaves_the_key_test(box: Harness) -> None:
     open_test(box, "Keys")
     box.intent("back")
     assert isinstance(box.app.top, Menu) and box.app.top.title == "Test"

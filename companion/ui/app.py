@@ -229,7 +229,8 @@ class App:
 
     def inputs(self) -> list[str]:
         """The keys and other inputs the configuration wires, for the key test's list."""
-        from companion.io.buttons import pins_for  # gpiozero: only when the test is opened
+        # Imports gpiozero: only when the test is opened.
+        from companion.io.buttons import pins_for
 
         names = list(pins_for(self.config.buttons.preset, self.config.buttons.pins))
         if self.config.encoder.a is not None:

@@ -4,7 +4,7 @@ patterns that find dead pixels and a wrong ``--rotate``.
 The key test sees each key's raw edges (the daemon hands them over instead of turning them
 into intents), so every key, select and back included, only shows its name: none of them
 moves the screen. The way out is to **hold any key for two seconds** and let go (the top bar
-says so); a ``back`` that comes from no key (the serial console) also leaves. The encoder's
+says so); a ``back`` that comes from no key (a scripted ``--keys`` run) also leaves. The encoder's
 turns and the tilt switch's shakes arrive as intents marked with their source. Nothing here
 touches a game: the screens only draw.
 """
@@ -74,7 +74,8 @@ class KeyTest(Screen):
         self.what = f"held {held:.2f} s" + (f", {bounced} bounces" if bounced else "")
 
     def on(self, intent: Intent, host: Host) -> None:
-        """The encoder, the tilt switch, and keys with no pin (the keyboard, the console)."""
+        """The encoder, the tilt switch, and intents from no key (the keyboard's digits,
+        undo and redo; a scripted run)."""
         if intent.source == ENCODER and intent.kind in TURNS:
             self.turns[intent.kind] += 1
             self.seen.add(ENCODER)
