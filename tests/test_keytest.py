@@ -111,6 +111,20 @@ def test_contact_bounce_is_counted(box: Harness) -> None:
     assert box.shows("held 0.08 s, 3 bounces", 10)
 
 
+#: One detent of the encoder, as levels of its A and B contacts.
+CLOCKWISE = ((0, 1), (0, 0), (1, 0), (1, 1))
+ANTICLOCKWISE = ((1, 0), (0, 0), (0, 1), (1, 1))
+
+
+def turn(box: Harness, steps: tuple[tuple[int, int], ...]) -> None:
+    """Drive the encoder's contacts through one detent, then let the loop see it."""
+    a, b = Device.pin_factory.pin(ENCODER_A), Device.pin_factory.pin(ENCODER_B)
+    for level_a, level_b in steps:
+        a.drive_high() if level_a else a.drive_low()
+        b.drive_high() if level_b else b.drive_low()
+    box.pump()
+
+
 def test_the_encoder_and_the_tilt_switch_show_their_events(tmp_path: pathlib.Path) -> None:
     box = Harness(tmp_path)
     box.app.config = replace(Config(), encoder=EncoderConfig(ENCODER_A, ENCODER_B, ENCODER_PUSH),
@@ -121,18 +135,11 @@ def test_the_encoder_and_the_tilt_switch_show_their_events(tmp_path: pathlib.Pat
     try:
         open_test(box, "Keys")
         assert box.shows("5 to try: up down select", 10)
-        a, b = Device.pin_factory.pin(ENCODER_A), Device.pin_factory.pin(ENCODER_B)
-        for level_a, level_b in ((0, 1), (0, 0), (1, 0), (1, 1)):
-            a.drive_high() if level_a else a.drive_low()
-            b.drive_high() if level_b else b.drive_low()
-        box.pump()
+        turn(box, CLOCKWISE)
         assert box.shows("encoder", 14)
         assert box.shows("turned clockwise", 10)
         assert box.shows("turns: 1 cw, 0 ccw", 10)
-        for level_a, level_b in ((1, 0), (0, 0), (0, 1), (1, 1)):
-            a.drive_high() if level_a else a.drive_low()
-            b.drive_high() if level_b else b.drive_low()
-        box.pump()
+        turn(box, ANTICLOCKWISE)
         assert box.shows("turned anticlockwise", 10)
         assert box.shows("turns: 1 cw, 1 ccw", 10)
         push = Device.pin_factory.pin(ENCODER_PUSH)
