@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import io
 import importlib.metadata
 import importlib.util
+import io
 import os
 import pathlib
 import re
@@ -29,6 +29,7 @@ import struct
 import subprocess
 import sys
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
@@ -48,6 +49,9 @@ LOW_SPACE = 50 * 1024 * 1024  # bytes: below this the card is nearly full (warn)
 NO_SPACE = 5 * 1024 * 1024  # bytes: below this a press may be refused "disk full" (fail)
 MINIMUM = {"gpiozero": (2, 0, 1), "luma.core": (2, 6, 0), "luma.oled": (3, 16, 0)}
 
+#: The example configuration's display: an SSD1306 on I2C bus 1 at 0x3C (the Bonnet).
+EXAMPLE_FLAGS = "--display ssd1306 --interface i2c --i2c-port 1 --i2c-address 0x3C"
+
 #: Every fix the doctor can print, by name. hardware/PI-INSTALL.md lists each of them (a test
 #: renders every template with ``<field>`` placeholders and finds it there).
 FIXES = {
@@ -56,8 +60,7 @@ FIXES = {
     "config-copy": "sudo install -m 0644 ~/companion/systemd/companion.example.toml "
                    "/etc/companion/companion.toml",
     "config-edit": "sudoedit {file}",
-    "display-flags": 'flags = "--display ssd1306 --interface i2c --i2c-port 1 --i2c-address 0x3C"'
-                     " under [display]",
+    "display-flags": f'flags = "{EXAMPLE_FLAGS}" under [display]',
     "i2c-on": "sudo raspi-config nonint do_i2c 0 && sudo reboot",
     "i2c-port": "set --i2c-port {port} in [display] flags",
     "i2c-address": "set --i2c-address {address} in [display] flags",
@@ -84,6 +87,7 @@ FIXES = {
     "service-start": "sudo systemctl start companion",
     "service-failed": "journalctl -u companion -n 50, fix what it names, then sudo systemctl "
                       "restart companion",
+    "service-restarts": "journalctl -u companion -b (the lines before each start say why)",
     "service-hung": "sudo systemctl restart companion, and report journalctl -u companion -b",
     "lgpio": "sudo apt install python3-lgpio, then run the installer again (the venv needs "
              "--system-site-packages)",
@@ -396,9 +400,11 @@ class Doctor:
     def check_display(self) -> Iterator[Finding]:
         flags = self.config.display
         if not flags:
-            yield Finding(WARN, "display", "no display configured: the box runs headless",
-                          fix("display-flags"))
-            return
+            # Most builds are I2C panels at 0x3C: look there, so that the lines below say
+            # whether the bus works and what answers on it, before the file names a display.
+            yield Finding(WARN, "display", "no display configured: the box runs headless "
+                          "(looking on I2C bus 1)", fix("display-flags"))
+            flags = EXAMPLE_FLAGS
         try:
             self.display = display_of(flags)
         except (SystemExit, ValueError):
@@ -643,8 +649,13 @@ class Doctor:
         yield self.backups(path, real)
 
     def integrity(self, path: str, real: str) -> Finding:
+        # Read-only, and nothing left behind: a store closed cleanly has no -wal, and a
+        # read-only connection would create -wal and -shm beside it and leave them; opened
+        # as immutable it reads the one file as it is. A running store's log is read as usual.
+        immutable = "" if os.path.exists(real + "-wal") else "&immutable=1"
         try:
-            connection = sqlite3.connect(f"file:{real}?mode=ro", uri=True)
+            connection = sqlite3.connect(f"file:{urllib.parse.quote(real)}?mode=ro{immutable}",
+                                         uri=True)
             try:
                 rows = connection.execute("PRAGMA integrity_check").fetchall()
             finally:
@@ -723,12 +734,18 @@ class Doctor:
             yield Finding(FAIL, "service", f"failed: {last}", fix("service-failed"))
             return
         if state != "active":
-            yield Finding(WARN, "service", f"{state or 'not'} running (last exit: {last})",
-                          fix("service-start"))
+            sub = show.get("SubState", "")
+            again = sub == "auto-restart"  # systemd starts it again by itself
+            yield Finding(WARN, "service", f"not running ({state}, {sub}); last exit: {last}",
+                          fix("service-restarts" if again else "service-start"))
             return
-        restarts = show.get("NRestarts", "0")
-        yield Finding(OK, "service", f"active ({show.get('SubState', '')}), restarted {restarts} "
-                      f"times, last exit: {last}")
+        restarts = int(show.get("NRestarts", "0") or 0)
+        running = f"active ({show.get('SubState', '')})"
+        if restarts:
+            yield Finding(WARN, "service", f"{running}, but systemd restarted it {restarts} times",
+                          fix("service-restarts"))
+        else:
+            yield Finding(OK, "service", running)
         period = timespan(show.get("WatchdogUSec", "0"))
         pinged = int(show.get("WatchdogTimestampMonotonic", "0") or 0) / 1e6
         if not period:

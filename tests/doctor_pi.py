@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import os
 import pathlib
-import sqlite3
 import sys
 import tempfile
 from collections.abc import Sequence
 
 from companion.doctor import Finding, Host, Node, diagnose, report
+from companion.store import Store
 
 CHAR = 0o020000  # S_IFCHR
 BONNET = """\
@@ -114,9 +114,7 @@ class FakePi:
         self.write("proc/640/comm", "systemd-journal\n")
         store = root / "var/lib/companion/companion.sqlite"
         store.parent.mkdir(parents=True)
-        with sqlite3.connect(store) as connection:
-            connection.execute("CREATE TABLE games (id INTEGER PRIMARY KEY)")
-        connection.close()
+        Store(str(store)).close()  # the real thing: WAL mode, closed as after a clean stop
 
     def write(self, path: str, text: str) -> pathlib.Path:
         target = self.root / path

@@ -11,6 +11,7 @@ import pytest
 
 from companion import cli, doctor
 from companion.doctor import FAIL, FIXES, OK, WARN, Finding
+from companion.store import Store
 from tests.doctor_pi import WAVESHARE, FakePi, broken_pi
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -38,7 +39,7 @@ ok    store     /var/lib/companion/companion.sqlite opens; integrity_check ok
 ok    store     2000 MB free beside the store
 ok    store     no backups yet
 ok    service   installed and enabled (starts at boot)
-ok    service   active (running), restarted 0 times, last exit: status 0: stopped normally
+ok    service   active (running)
 ok    service   watchdog ping 5 s ago (every 15 s)
 ok    python    Python 3.11.2
 ok    python    gpiozero 2.0.1
@@ -187,7 +188,11 @@ def service_bad_config(pi: FakePi) -> None:
 
 
 def service_hung(pi: FakePi) -> None:
-    pi.show.update(WatchdogTimestampMonotonic="940000000", NRestarts="3")
+    pi.show.update(WatchdogTimestampMonotonic="940000000")
+
+
+def restarted(pi: FakePi) -> None:
+    pi.show.update(NRestarts="3")
 
 
 def watchdog_killed(pi: FakePi) -> None:
@@ -290,20 +295,22 @@ CASES: dict[str, tuple[Callable[[FakePi], None], list[str]]] = {
     "service disabled and stopped": (service_disabled_and_stopped, [
         ("warn  service   installed but disabled: it will not start at boot; "
         "fix: sudo systemctl enable companion"),
-        ("warn  service   inactive running (last exit: status 0: stopped normally); "
-        "fix: sudo systemctl start companion")]),
+        ("warn  service   not running (inactive, dead); last exit: status 0: stopped "
+         "normally; fix: sudo systemctl start companion")]),
     "service stopped by a bad configuration": (service_bad_config, [
         ("fail  service   failed: status 2: a bad configuration or store (the journal names the "
         "file and the key); fix: journalctl -u companion -n 50, fix what it names, then sudo "
         "systemctl restart companion")]),
     "service hung": (service_hung, [
-        ("ok    service   active (running), restarted 3 times, last exit: status 0: stopped "
-        "normally"),
         ("fail  service   last watchdog ping 60 s ago: the loop is stuck; fix: sudo systemctl "
         "restart companion, and report journalctl -u companion -b")]),
     "killed by the watchdog": (watchdog_killed, [
-        ("warn  service   activating running (last exit: watchdog: stopped answering, and the "
-        "watchdog killed it); fix: sudo systemctl start companion")]),
+        ("warn  service   not running (activating, auto-restart); last exit: watchdog: stopped "
+        "answering, and the watchdog killed it; fix: journalctl -u companion -b (the lines "
+        "before each start say why)")]),
+    "restarted by systemd": (restarted, [
+        ("warn  service   active (running), but systemd restarted it 3 times; "
+        "fix: journalctl -u companion -b (the lines before each start say why)")]),
     "no lgpio": (no_lgpio, [
         ("fail  python    lgpio is missing: gpiozero has no pin factory for the keys; fix: sudo "
         "apt install python3-lgpio, then run the installer again (the venv needs "
@@ -361,8 +368,10 @@ MORE: dict[str, tuple[Callable[[FakePi], None], list[str]]] = {
         ("warn  config    no /etc/companion/companion.toml: using the defaults (no display, the "
         "minimal preset); fix: sudo install -m 0644 ~/companion/systemd/companion.example.toml "
         "/etc/companion/companion.toml"),
-        ('warn  display   no display configured: the box runs headless; fix: flags = "--display '
-        'ssd1306 --interface i2c --i2c-port 1 --i2c-address 0x3C" under [display]'),
+        ('warn  display   no display configured: the box runs headless (looking on I2C bus 1); '
+         'fix: flags = "--display ssd1306 --interface i2c --i2c-port 1 --i2c-address 0x3C" '
+         'under [display]'),
+        "ok    display   a device answers at 0x3C",
         "ok    keys      GPIO17 (up) is free"]),
     "SPI off": (spi_off, [
         ("fail  display   no /dev/spidev0.0: SPI is not enabled; "
@@ -382,8 +391,8 @@ MORE: dict[str, tuple[Callable[[FakePi], None], list[str]]] = {
         ("warn  service   no watchdog: the unit is not the project's; "
         "fix: sudo sh ~/companion/systemd/install.sh ~/companion")]),
     "display flags luma refuses": (display_flags_refused, [
-        "fail  display   luma refuses the flags '--display ssd1306 --bogus'; "
-        "fix: sudoedit /etc/companion/companion.toml"]),
+        ("fail  display   luma refuses the flags '--display ssd1306 --bogus'; "
+        "fix: sudoedit /etc/companion/companion.toml")]),
     "no smbus2": (no_smbus2, [
         ("fail  python    smbus2 is missing: no display; "
         "fix: sudo apt install python3-smbus2, then run the installer again")]),
@@ -407,9 +416,7 @@ def test_each_broken_box_changes_only_its_own_lines(pi: FakePi, name: str) -> No
 
 def test_the_service_hung_line_replaces_the_ping_line(pi: FakePi) -> None:
     service_hung(pi)
-    assert gone(pi) == [
-        "ok    service   active (running), restarted 0 times, last exit: status 0: stopped normally",
-        "ok    service   watchdog ping 5 s ago (every 15 s)"]
+    assert gone(pi) == ["ok    service   watchdog ping 5 s ago (every 15 s)"]
 
 
 def test_the_waveshare_hat_checks_spi_and_its_own_pins(tmp_path: pathlib.Path) -> None:
@@ -467,6 +474,20 @@ def test_backups_beside_the_store_are_counted(pi: FakePi) -> None:
     line = next(f for f in pi.findings() if f.area == "store" and "backup" in f.found)
     assert line.status == OK
     assert line.found.startswith("2 backups, newest ")
+
+
+def test_a_store_in_use_is_read_with_its_log_and_left_as_it_was(pi: FakePi) -> None:
+    path = pi.root / "var/lib/companion/companion.sqlite"
+    store = Store(str(path))  # the service has it open: the entries are still in -wal
+    try:
+        gid = store.create("microbot-racers", ["game microbot-racers", "players Ann Bob"])
+        store.push(gid, ["table roll 3 2"], rolled=True, over=False, winners=[])
+        files = sorted(p.name for p in path.parent.iterdir())
+        assert "companion.sqlite-wal" in files
+        assert changed(pi) == []
+        assert sorted(p.name for p in path.parent.iterdir()) == files
+    finally:
+        store.close()
 
 
 def test_the_store_named_by_state_is_checked(pi: FakePi, tmp_path: pathlib.Path) -> None:
