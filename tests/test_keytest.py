@@ -1,4 +1,4 @@
-"""Settings > Test keys and screen, driven through mock pins and read back from the screen."""
+"""Settings > Test keys & screen, driven through mock pins and read back from the screen."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def choose(box: Harness, label: str) -> None:
 
 def open_test(box: Harness, which: str) -> None:
     choose(box, "Settings")
-    choose(box, "Test keys and screen")
+    choose(box, "Test keys & screen")
     choose(box, which)
 
 

@@ -217,12 +217,12 @@ class App:
                      "on" if screen.shift else "off"),
                 Item("Rolls", lambda: self.save_screen(rolls=next_of(ROLLS, screen.rolls)),
                      screen.rolls.replace("-", " ")),
-                Item("Test keys and screen", self.hardware_test),
+                Item("Test keys & screen", self.hardware_test),
             ]
         self.push(Menu("Settings", items))
 
     def hardware_test(self) -> None:
-        """Settings > Test keys and screen: the key test, or the display patterns."""
+        """Settings > Test keys & screen: the key test, or the display patterns."""
         self.push(Menu("Test", [Item("Keys", lambda: self.push(KeyTest(self.inputs())),
                                      "hold 2 s: out"),
                                 Item("Screen patterns", lambda: self.push(PatternTest()))]))

@@ -1,4 +1,4 @@
-"""Settings > Test keys and screen: try every key, the encoder and the tilt switch, and show
+"""Settings > Test keys & screen: try every key, the encoder and the tilt switch, and show
 patterns that find dead pixels and a wrong ``--rotate``.
 
 The key test sees each key's raw edges (the daemon hands them over instead of turning them
