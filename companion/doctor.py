@@ -122,6 +122,7 @@ class Bus(Protocol):
     """The part of smbus2's SMBus the doctor uses."""
 
     def read_byte(self, i2c_addr: int) -> int: ...
+    def write_quick(self, i2c_addr: int) -> None: ...
     def close(self) -> None: ...
 
 
@@ -321,9 +322,8 @@ OVERLAY_PINS: dict[str, tuple[str, tuple[int, ...]]] = {
     "gpio-poweroff": ("gpiopin", (26,)),
     "pwm": ("pin", (18,)),
     "pwm-2chan": ("pin", (18, 19)),
-    "i2s-mmap": ("", (18, 19, 20, 21)),
     "hifiberry-dac": ("", (18, 19, 21)),
-    "spi1-1cs": ("", (16, 19, 20, 21)),
+    "spi1-1cs": ("cs0_pin", (18, 19, 20, 21)),
     "uart1": ("txd1_pin", (14, 15)),
 }
 #: dtparam switches that give pins to the kernel.
@@ -331,7 +331,14 @@ DTPARAM_PINS = {"spi": (7, 8, 9, 10, 11), "i2s": (18, 19, 20, 21), "i2c_arm": (2
 
 
 def claimed(lines: Sequence[str]) -> dict[int, str]:
-    """Pins the kernel or an overlay takes, each with the config.txt line that does it."""
+    """Pins the kernel or an overlay takes, each with the config.txt line that does it.
+
+    Conditional sections (``[pi4]``, ``[all]``) are not told apart: a line is taken to
+    apply, which at worst names an overlay meant for another model.
+
+    >>> claimed(["dtoverlay=w1-gpio", "dtoverlay=gpio-ir,gpio_pin=17"])
+    {4: 'dtoverlay=w1-gpio', 17: 'dtoverlay=gpio-ir,gpio_pin=17'}
+    """
     found: dict[int, str] = {}
     for line in lines:
         key, _, value = line.partition("=")
@@ -462,7 +469,8 @@ class Doctor:
                           fix("i2c-wiring"))
 
     def check_i2c_speed(self) -> Iterator[Finding]:
-        rate = dtparams(self.boot).get("i2c_arm_baudrate") or dtparams(self.boot).get("i2c_baudrate")
+        params = dtparams(self.boot)
+        rate = params.get("i2c_arm_baudrate") or params.get("i2c_baudrate")
         hz = int(rate) if rate and rate.isdigit() else I2C_DEFAULT_HZ
         if hz >= I2C_FAST_HZ:
             yield Finding(OK, "display", f"I2C clock {hz // 1000} kHz ({self.boot_file})")
@@ -839,9 +847,14 @@ def timespan(text: str) -> float:
 
 
 def answers(bus: Bus, address: int) -> bool:
-    """Whether a device acknowledges a one-byte read at ``address`` (as i2cdetect -r)."""
+    """Whether a device acknowledges ``address``, probed as i2cdetect does by default: a
+    quick write (an OLED controller takes writes only), but a one-byte read in the EEPROM
+    ranges, where a quick write can change what some EEPROMs store."""
     try:
-        bus.read_byte(address)
+        if 0x30 <= address <= 0x37 or 0x50 <= address <= 0x5F:
+            bus.read_byte(address)
+        else:
+            bus.write_quick(address)
     except OSError:
         return False
     return True

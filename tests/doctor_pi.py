@@ -47,9 +47,12 @@ class FakeBus:
         self.addresses = addresses
 
     def read_byte(self, i2c_addr: int) -> int:
+        self.write_quick(i2c_addr)
+        return 0
+
+    def write_quick(self, i2c_addr: int) -> None:
         if i2c_addr not in self.addresses:
             raise OSError(121, "Remote I/O error")
-        return 0
 
     def close(self) -> None:
         pass

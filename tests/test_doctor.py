@@ -507,6 +507,32 @@ def test_the_doctor_only_reads(pi: FakePi) -> None:
     assert snapshot() == before
 
 
+def test_the_bus_is_probed_as_i2cdetect_does() -> None:
+    """An OLED controller takes writes only: a read at 0x3C would miss it. EEPROM ranges
+    are read instead of written to."""
+    probes: list[tuple[str, int]] = []
+
+    class WriteOnlyPanelAndEeprom:
+        def read_byte(self, i2c_addr: int) -> int:
+            probes.append(("read", i2c_addr))
+            if i2c_addr != 0x50:
+                raise OSError(121, "Remote I/O error")
+            return 0xFF
+
+        def write_quick(self, i2c_addr: int) -> None:
+            probes.append(("quick", i2c_addr))
+            if i2c_addr != 0x3C:
+                raise OSError(121, "Remote I/O error")
+
+        def close(self) -> None:
+            pass
+
+    bus = WriteOnlyPanelAndEeprom()
+    assert doctor.answers(bus, 0x3C) and doctor.answers(bus, 0x50)
+    assert not doctor.answers(bus, 0x3D)
+    assert probes == [("quick", 0x3C), ("read", 0x50), ("quick", 0x3D)]
+
+
 def test_the_kernel_line_info_decodes_the_uapi_struct() -> None:
     """The ioctl's 256-byte answer: consumer at 32, flags (USED = bit 0) at 72."""
     import struct
