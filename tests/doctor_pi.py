@@ -174,6 +174,7 @@ def broken_pi(root: pathlib.Path) -> FakePi:
     pi.write("etc/group", "root:x:0:\ndialout:x:20:pi,companion\ngpio:x:997:pi,companion\n"
                           "i2c:x:998:pi\nspi:x:999:pi,companion\npi:x:1000:\ncompanion:x:995:\n")
     pi.write("usr/sbin/ModemManager", "")
+    pi.link("proc/812/fd/7", "/dev/null")  # the service is not running: nobody has the reader
     pi.show.update(ActiveState="failed", SubState="failed", Result="exit-code",
                    ExecMainCode="1", ExecMainStatus="2", WatchdogTimestampMonotonic="0")
     return pi
