@@ -41,6 +41,7 @@ SERVICE = "companion"
 SERVICE_USER = "companion"
 SYSTEM_STATE = "/var/lib/companion"
 CONFIG_TXT = ("/boot/firmware/config.txt", "/boot/config.txt")
+HEADER_BUS = 1  # the I2C bus on the header's pins 3 and 5 (GPIO 2 and 3)
 I2C_DEFAULT_HZ = 100_000
 I2C_FAST_HZ = 400_000
 #: The addresses i2cdetect probes by default.
@@ -71,7 +72,8 @@ FIXES = {
     "pin-twice": "give each role its own pin: [buttons] pins, [encoder] a/b/push, [shake] pin",
     "overlay": "remove {line} from {config_txt} and sudo reboot, or move the key to a free pin",
     "pin-held": "stop the program that holds it (the companion run by hand, or the service: "
-                "sudo systemctl stop companion)",
+                "sudo systemctl stop companion); a driver's name (w1, spi0 CS0) means an "
+                "overlay: remove it from config.txt, or move the key to a free pin",
     "group": "sudo usermod -aG {group} companion && sudo systemctl restart companion",
     "udev": "sudo apt install --reinstall raspberrypi-sys-mods && sudo reboot",
     "serial-missing": "plug the reader in, then look for it: ls -l /dev/serial/by-id/",
@@ -434,11 +436,11 @@ class Doctor:
             yield Finding(OK, "display", "the i2c-dev module is loaded")
         yield from self.check_i2c_speed()
         if not self.host.exists(device):
-            others = [name for name in self.host.listdir("/dev") if re.fullmatch(r"i2c-\d+", name)]
-            if others and loaded:
-                port = others[0].split("-")[1]
-                yield Finding(FAIL, "display", f"no {device}; the bus here is /dev/{others[0]}",
-                              fix("i2c-port", port=port))
+            # The header's bus is 1 on every Pi since the first; others (a Pi 4's i2c-20 and
+            # i2c-21) are HDMI's, never the panel's.
+            if display.i2c_port != HEADER_BUS and self.host.exists(f"/dev/i2c-{HEADER_BUS}"):
+                yield Finding(FAIL, "display", f"no {device}; the header's bus is "
+                              f"/dev/i2c-{HEADER_BUS}", fix("i2c-port", port=HEADER_BUS))
             else:
                 yield Finding(FAIL, "display", f"no {device}: I2C is not enabled", fix("i2c-on"))
             return

@@ -98,6 +98,13 @@ def old_boot_path(pi: FakePi) -> None:
     pi.write("boot/config.txt", "dtparam=i2c_arm=on,i2c_arm_baudrate=400000\n")
 
 
+def hdmi_buses_only(pi: FakePi) -> None:
+    """A Pi 4 with i2c-dev loaded but I2C off: only HDMI's DDC buses are there."""
+    pi.remove("dev/i2c-1")
+    pi.write("dev/i2c-20", "")
+    pi.write("dev/i2c-21", "")
+
+
 def wrong_port(pi: FakePi) -> None:
     pi.write("etc/companion/companion.toml", pi.root.joinpath("etc/companion/companion.toml")
              .read_text().replace("--i2c-port 1", "--i2c-port 0"))
@@ -225,6 +232,8 @@ CASES: dict[str, tuple[Callable[[FakePi], None], list[str]]] = {
     "I2C off": (no_i2c, [
         f"fail  display   the i2c-dev module is not loaded; fix: {I2C_ON}",
         f"fail  display   no /dev/i2c-1: I2C is not enabled; fix: {I2C_ON}"]),
+    "only HDMI's I2C buses": (hdmi_buses_only, [
+        f"fail  display   no /dev/i2c-1: I2C is not enabled; fix: {I2C_ON}"]),
     "panel at 0x3D": (panel_at_3d, [
         ("fail  display   nothing answers at 0x3C; found a device at 0x3D; "
         "fix: set --i2c-address 0x3D in [display] flags")]),
@@ -237,7 +246,7 @@ CASES: dict[str, tuple[Callable[[FakePi], None], list[str]]] = {
     "Bullseye's /boot/config.txt": (old_boot_path, [
         "ok    display   I2C clock 400 kHz (/boot/config.txt)"]),
     "wrong I2C port": (wrong_port, [
-        ("fail  display   no /dev/i2c-0; the bus here is /dev/i2c-1; "
+        ("fail  display   no /dev/i2c-0; the header's bus is /dev/i2c-1; "
         "fix: set --i2c-port 1 in [display] flags")]),
     "1-Wire overlay on BCM 4": (one_wire_on_select, [
         ("fail  keys      GPIO4 (select) is claimed by dtoverlay=w1-gpio; fix: remove "
@@ -250,7 +259,8 @@ CASES: dict[str, tuple[Callable[[FakePi], None], list[str]]] = {
     "line held by another program": (line_held, [
         ('fail  keys      GPIO22 (down) is held by "python-gpio-test"; fix: stop the program '
         "that holds it (the companion run by hand, or the service: sudo systemctl stop "
-        "companion)")]),
+        "companion); a driver's name (w1, spi0 CS0) means an overlay: remove it from "
+        "config.txt, or move the key to a free pin")]),
     "pin used twice": (pin_twice, [
         ("fail  keys      GPIO17 (tilt switch) is also up; fix: give each role its own pin: "
         "[buttons] pins, [encoder] a/b/push, [shake] pin")]),
