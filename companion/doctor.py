@@ -68,6 +68,7 @@ FIXES = {
     "i2c-wiring": "check the wiring: SDA to GPIO2 (pin 3), SCL to GPIO3 (pin 5), VCC to 3.3V, "
                   "GND to GND",
     "i2c-speed": "dtparam=i2c_arm_baudrate=400000 in {config_txt}, then sudo reboot",
+    "reboot": "sudo reboot",
     "spi-on": "sudo raspi-config nonint do_spi 0 && sudo reboot",
     "pin-twice": "give each role its own pin: [buttons] pins, [encoder] a/b/push, [shake] pin",
     "overlay": "remove {line} from {config_txt} and sudo reboot, or move the key to a free pin",
@@ -226,6 +227,12 @@ class Host:
     def read(self, path: str) -> str | None:
         try:
             return pathlib.Path(self.at(path)).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+
+    def read_bytes(self, path: str) -> bytes | None:
+        try:
+            return pathlib.Path(self.at(path)).read_bytes()
         except OSError:
             return None
 
@@ -434,7 +441,7 @@ class Doctor:
             yield Finding(FAIL, "display", "the i2c-dev module is not loaded", fix("i2c-on"))
         else:
             yield Finding(OK, "display", "the i2c-dev module is loaded")
-        yield from self.check_i2c_speed()
+        yield from self.check_i2c_speed(display.i2c_port)
         if not self.host.exists(device):
             # The header's bus is 1 on every Pi since the first; others (a Pi 4's i2c-20 and
             # i2c-21) are HDMI's, never the panel's.
@@ -470,11 +477,18 @@ class Doctor:
             yield Finding(FAIL, "display", f"nothing answers on I2C bus {display.i2c_port}",
                           fix("i2c-wiring"))
 
-    def check_i2c_speed(self) -> Iterator[Finding]:
+    def check_i2c_speed(self, port: int) -> Iterator[Finding]:
         params = dtparams(self.boot)
         rate = params.get("i2c_arm_baudrate") or params.get("i2c_baudrate")
         hz = int(rate) if rate and rate.isdigit() else I2C_DEFAULT_HZ
-        if hz >= I2C_FAST_HZ:
+        # The clock the running kernel uses (big-endian u32 in the device tree): config.txt
+        # only counts from the next boot.
+        live = self.host.read_bytes(f"/sys/class/i2c-adapter/i2c-{port}/of_node/clock-frequency")
+        now = int.from_bytes(live[:4], "big") if live and len(live) >= 4 else hz
+        if now != hz:
+            yield Finding(WARN, "display", f"I2C clock {now // 1000} kHz now; {self.boot_file} "
+                          f"gives {hz // 1000} kHz from the next boot", fix("reboot"))
+        elif hz >= I2C_FAST_HZ:
             yield Finding(OK, "display", f"I2C clock {hz // 1000} kHz ({self.boot_file})")
         else:
             yield Finding(WARN, "display", f"I2C clock {hz // 1000} kHz: a full frame takes "

@@ -101,6 +101,7 @@ class FakePi:
                    "dtparam=i2c_arm_baudrate=400000\ndtparam=audio=on\n")
         self.write("proc/modules", "i2c_dev 20480 0 - Live 0x0000000000000000\n"
                                    "i2c_bcm2835 16384 1 - Live 0x0000000000000000\n")
+        self.clock(400_000)
         for device in self.nodes:
             self.write(device.lstrip("/"), "")
         self.write("etc/passwd", "root:x:0:0:root:/root:/bin/bash\n"
@@ -118,6 +119,12 @@ class FakePi:
         store = root / "var/lib/companion/companion.sqlite"
         store.parent.mkdir(parents=True)
         Store(str(store)).close()  # the real thing: WAL mode, closed as after a clean stop
+
+    def clock(self, hz: int) -> None:
+        """The I2C clock the running kernel uses (set at boot from config.txt)."""
+        target = self.root / "sys/class/i2c-adapter/i2c-1/of_node/clock-frequency"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(hz.to_bytes(4, "big"))
 
     def write(self, path: str, text: str) -> pathlib.Path:
         target = self.root / path
@@ -171,6 +178,7 @@ def broken_pi(root: pathlib.Path) -> FakePi:
     pi = FakePi(root)
     pi.i2c = {0x3D}
     pi.write("boot/firmware/config.txt", "dtparam=i2c_arm=on\ndtoverlay=w1-gpio\n")
+    pi.clock(100_000)
     pi.write("etc/group", "root:x:0:\ndialout:x:20:pi,companion\ngpio:x:997:pi,companion\n"
                           "i2c:x:998:pi\nspi:x:999:pi,companion\npi:x:1000:\ncompanion:x:995:\n")
     pi.write("usr/sbin/ModemManager", "")

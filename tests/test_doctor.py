@@ -91,6 +91,11 @@ def panel_silent(pi: FakePi) -> None:
 
 def slow_bus(pi: FakePi) -> None:
     pi.write("boot/firmware/config.txt", "dtparam=i2c_arm=on\n")
+    pi.clock(100_000)
+
+
+def not_rebooted(pi: FakePi) -> None:
+    pi.clock(100_000)  # config.txt was edited, the Pi not restarted
 
 
 def old_boot_path(pi: FakePi) -> None:
@@ -243,6 +248,9 @@ CASES: dict[str, tuple[Callable[[FakePi], None], list[str]]] = {
     "bus at 100 kHz": (slow_bus, [
         ("warn  display   I2C clock 100 kHz: a full frame takes ~93 ms; fix: "
         "dtparam=i2c_arm_baudrate=400000 in /boot/firmware/config.txt, then sudo reboot")]),
+    "config.txt edited, no reboot yet": (not_rebooted, [
+        ("warn  display   I2C clock 100 kHz now; /boot/firmware/config.txt gives 400 kHz from "
+         "the next boot; fix: sudo reboot")]),
     "Bullseye's /boot/config.txt": (old_boot_path, [
         "ok    display   I2C clock 400 kHz (/boot/config.txt)"]),
     "wrong I2C port": (wrong_port, [
