@@ -105,6 +105,23 @@ def test_holding_any_key_two_seconds_leaves(box: Harness) -> None:
     assert box.app.top.cursor == 1
 
 
+def test_three_quick_backs_leave_but_slow_or_bouncing_ones_do_not(tmp_path: pathlib.Path) -> None:
+    """The terminal emulator's keys are taps: back three times is its way out."""
+    box = Harness(tmp_path, preset="adafruit-bonnet")
+    try:
+        open_test(box, "Keys")
+        box.press("back", bounce=True)  # three bounces and a press: one press
+        box.wait(2.5)
+        box.presses("back", "back")  # the first of these is more than 2 s after the last
+        box.wait(2.5)
+        box.press("back")
+        assert isinstance(box.app.top, KeyTest)
+        box.presses("back", "back")
+        assert isinstance(box.app.top, Menu) and box.app.top.title == "Test"
+    finally:
+        box.close()
+
+
 def test_contact_bounce_is_counted(box: Harness) -> None:
     open_test(box, "Keys")
     box.press("up", bounce=True)

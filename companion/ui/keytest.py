@@ -4,9 +4,10 @@ patterns that find dead pixels and a wrong ``--rotate``.
 The key test sees each key's raw edges (the daemon hands them over instead of turning them
 into intents), so every key, select and back included, only shows its name: none of them
 moves the screen. The way out is to **hold any key for two seconds** and let go (the top bar
-says so); a ``back`` that comes from no key (a scripted ``--keys`` run) also leaves. The encoder's
-turns and the tilt switch's shakes arrive as intents marked with their source. Nothing here
-touches a game: the screens only draw.
+says so). Where no key can be held (the terminal emulator's keys are taps), three presses of
+back within two seconds also leave, and so does a ``back`` that comes from no key (a
+scripted ``--keys`` run). The encoder's turns and the tilt switch's shakes arrive as intents
+marked with their source. Nothing here touches a game: the screens only draw.
 """
 
 from __future__ import annotations
@@ -21,7 +22,10 @@ from companion.ui.intents import ENCODER, TILT, Intent
 from companion.ui.widgets import Host, Screen
 
 HOLD_TO_LEAVE = 2.0  # seconds: longer than any long press, short enough to find
-BOUNCE = 0.05  # seconds: a press this soon after the same key's release is contact bounce
+BACKS_TO_LEAVE = 3  # presses of back within HOLD_TO_LEAVE seconds (bounces do not count)
+#: Seconds: a press this soon after the same key's release is contact bounce (the default
+#: debounce time; the emulator's taps of one key come 0.04 s apart).
+BOUNCE = 0.02
 TURNS = {"down": "turned clockwise", "up": "turned anticlockwise"}
 
 
@@ -51,6 +55,7 @@ class KeyTest(Screen):
         self.down: dict[str, float] = {}  # key -> when it went down
         self.released: dict[str, float] = {}  # key -> when it last came up
         self.bounces: dict[str, int] = {}
+        self.backs: list[float] = []  # when back was last pressed (not bounces)
         self.turns = {"down": 0, "up": 0}
         self.shakes = 0
 
@@ -61,6 +66,11 @@ class KeyTest(Screen):
         if edge.pressed:
             if edge.at - self.released.get(role, edge.at - 2 * BOUNCE) < BOUNCE:
                 self.bounces[role] = self.bounces.get(role, 0) + 1
+            elif role == "back":
+                self.backs = [t for t in self.backs if edge.at - t < HOLD_TO_LEAVE] + [edge.at]
+                if len(self.backs) >= BACKS_TO_LEAVE:
+                    host.pop()
+                    return
             self.down.setdefault(role, edge.at)
             self.what = "down"
             return
