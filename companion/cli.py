@@ -5,6 +5,7 @@
     companion games                    the stored games
     companion export latest|ID         a stored game's record (or --summary JSON)
     companion bench                    what a press costs: bus bytes, latency, start-up, memory
+    companion doctor                   check a Pi build: one line per check, and the fixes
 """
 
 from __future__ import annotations
@@ -144,6 +145,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return bench(args)
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Check everything between a fresh Pi and a working box; 1 when a check fails."""
+    from companion.doctor import FAIL, Host, diagnose, report
+
+    findings = diagnose(Host(), config_path(args.config), args.state)
+    sys.stdout.write(report(findings))
+    return 1 if any(finding.status == FAIL for finding in findings) else 0
+
+
 # --- run ---
 
 
@@ -194,6 +204,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--idle", type=float, default=10.0, help="seconds of idle to measure (10)")
     bench.add_argument("--dir", help="where the scratch store goes (default: the system's temp dir)")
     bench.set_defaults(func=cmd_bench)
+
+    doctor = sub.add_parser("doctor", help="check the display bus, keys, permissions, serial "
+                                           "ports, store, service and Python: ok, warn or fail "
+                                           "and the fix")
+    common(doctor)
+    doctor.set_defaults(func=cmd_doctor)
 
     export = sub.add_parser("export", help="write a stored game as a record (or its summary)")
     common(export)

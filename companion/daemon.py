@@ -83,7 +83,10 @@ class Daemon:
         """Handle one event (or a timeout) and show the result."""
         now = self.clock()
         intents: list[Intent] = []
-        if isinstance(event, Edge):
+        if isinstance(event, Edge) and self.app.take_edge(event):
+            self.last_input = now  # the key test shows every raw edge; the key logic sees none
+            self.output.set_level("bright")
+        elif isinstance(event, Edge):
             self.keys.feed(event)
         elif isinstance(event, Intent):
             intents.append(event)
@@ -141,7 +144,7 @@ class Daemon:
         """Draw the top screen; the output sends it only if it changed."""
         if self.output.level == "blank":
             return
-        self.output.shift = self.app.config.screen.shift
+        self.output.shift = self.app.config.screen.shift and not self.app.exact_pixels()
         frame = self.app.frame()
         self.output.show(frame, self.shift_step(self.clock()))
         if self.phone is not None:  # after the panel has the frame: pages never delay it

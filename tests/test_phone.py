@@ -161,7 +161,7 @@ def test_settings_turns_the_view_on_and_shows_a_link(box: Box) -> None:
     h = box.harness
     box.phone.turn(False)
     h.presses("down", "down", "down", "select")  # Home: New game, History, Rules, Settings
-    for _ in range(4):
+    for _ in range(5):  # Dim, Blank, Shift, Rolls, Test keys & screen, Phone view
         h.press("down")
     assert h.shows("Phone view") and h.shows("off", 10)
     h.press("select")

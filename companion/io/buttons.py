@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from gpiozero import Button, Device, RotaryEncoder
 
-from companion.ui.intents import Intent
+from companion.ui.intents import ENCODER, Intent
 
 #: BCM pins per build (hardware/README.md has the wiring).
 PRESETS: dict[str, dict[str, int]] = {
@@ -36,11 +36,13 @@ LONG_PRESS_ROLES = frozenset({"select"})
 
 @dataclass(frozen=True)
 class Edge:
-    """A raw level change on a button: ``pressed`` True when it went down."""
+    """A raw level change on a button: ``pressed`` True when it went down; ``source`` says
+    where it is wired (``GPIO17``), for the key test."""
 
     role: str
     pressed: bool
     at: float
+    source: str = field(default="", compare=False)
 
 
 @dataclass
@@ -128,16 +130,17 @@ class ButtonBank:
         if encoder is not None:
             a, b, push = encoder
             self.encoder = RotaryEncoder(a, b)
-            self.encoder.when_rotated_clockwise = lambda: events.put(Intent("down"))
-            self.encoder.when_rotated_counter_clockwise = lambda: events.put(Intent("up"))
+            self.encoder.when_rotated_clockwise = lambda: events.put(Intent("down", source=ENCODER))
+            self.encoder.when_rotated_counter_clockwise = lambda: events.put(Intent("up", source=ENCODER))
             if push is not None:
-                self.buttons["encoder-push"] = self._button("select", push)
+                self.buttons["encoder-push"] = self._button("select", push, f"encoder push GPIO{push}")
 
-    def _button(self, role: str, pin: int) -> Button:
+    def _button(self, role: str, pin: int, where: str = "") -> Button:
         # No gpiozero bounce_time: the debounce is KeyLogic's, on the main thread.
         button = Button(pin, pull_up=True)
-        button.when_pressed = lambda: self.events.put(Edge(role, True, self.clock()))
-        button.when_released = lambda: self.events.put(Edge(role, False, self.clock()))
+        where = where or f"GPIO{pin}"
+        button.when_pressed = lambda: self.events.put(Edge(role, True, self.clock(), where))
+        button.when_released = lambda: self.events.put(Edge(role, False, self.clock(), where))
         return button
 
     def close(self) -> None:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from gpiozero import Button
 
-from companion.ui.intents import Intent
+from companion.ui.intents import TILT, Intent
 
 
 class ShakeSwitch:
@@ -44,7 +44,7 @@ class ShakeSwitch:
         still = self.last_edge is None or now - self.last_edge >= self.settle
         self.last_edge = now
         if still:
-            self.events.put(Intent("roll"))
+            self.events.put(Intent("roll", source=TILT))
 
     def _opened(self) -> None:
         self.last_edge = self.clock()

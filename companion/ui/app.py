@@ -28,7 +28,8 @@ from companion.record import Header, RecordError, UnreadableRecord
 from companion.session import Session
 from companion.store import GameRow, Store, primary
 from companion.ui.draw import BLACK, HEADER, WHITE, WIDTH, blank
-from companion.ui.intents import Intent
+from companion.ui.intents import ENCODER, TILT, Intent
+from companion.ui.keytest import KeyEdge, KeyTest, PatternTest
 from companion.ui.play import PlayScreen
 from companion.ui.widgets import Item, Menu, Page, Screen, confirm
 
@@ -92,6 +93,19 @@ class App:
             log.error("not saved: %s", err)
             full = primary(err) == sqlite3.SQLITE_FULL
             self.toast("Not saved: disk full" if full else "Not saved: disk error")
+
+    def take_edge(self, edge: KeyEdge) -> bool:
+        """A key's raw edge, taken by the key test when it is on top (True); otherwise the
+        key logic turns edges into intents (False)."""
+        if not isinstance(self.top, KeyTest):
+            return False
+        self.top.message = ""
+        self.top.edge(edge, self)
+        return True
+
+    def exact_pixels(self) -> bool:
+        """Whether the screen on top must reach the glass unshifted (the test patterns)."""
+        return isinstance(self.top, PatternTest)
 
     def frame(self) -> Image.Image:
         """The top screen, drawn afresh."""
@@ -205,9 +219,28 @@ class App:
                      "on" if screen.shift else "off"),
                 Item("Rolls", lambda: self.save_screen(rolls=next_of(ROLLS, screen.rolls)),
                      screen.rolls.replace("-", " ")),
+                Item("Test keys & screen", self.hardware_test),
                 *self.phone_items(),
             ]
         self.push(Menu("Settings", items))
+
+    def hardware_test(self) -> None:
+        """Settings > Test keys & screen: the key test, or the display patterns."""
+        self.push(Menu("Test", [Item("Keys", lambda: self.push(KeyTest(self.inputs())),
+                                     "hold 2 s: out"),
+                                Item("Screen patterns", lambda: self.push(PatternTest()))]))
+
+    def inputs(self) -> list[str]:
+        """The keys and other inputs the configuration wires, for the key test's list."""
+        # Imports gpiozero: only when the test is opened.
+        from companion.io.buttons import pins_for
+
+        names = list(pins_for(self.config.buttons.preset, self.config.buttons.pins))
+        if self.config.encoder.a is not None:
+            names.append(ENCODER)
+        if self.config.shake.pin is not None:
+            names.append(TILT)
+        return names
 
     def phone_items(self) -> list[Item]:
         """Turn the phone view on or off, show its link, or make a new link."""

@@ -6,19 +6,24 @@ Intent(kind='digit', value=4)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 #: Meaning-level events, as EdgeTX turns raw keys into them.
 KINDS = frozenset({"up", "down", "left", "right", "select", "back", "context", "roll",
                    "undo", "redo", "digit"})
+#: Sources of intents that come from no key (the key test names them).
+ENCODER, TILT = "encoder", "tilt switch"
 
 
 @dataclass(frozen=True)
 class Intent:
-    """One meaningful press; ``value`` carries a digit's number."""
+    """One meaningful press; ``value`` carries a digit's number. ``source`` names the device
+    that is not a key (the encoder, the tilt switch) for the key test; equal intents from
+    different sources mean the same."""
 
     kind: str
     value: int = 0
+    source: str = field(default="", compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

@@ -1,0 +1,936 @@
+"""``companion doctor``: everything between a fresh Pi and a working box, one line a check.
+
+Each line says ``ok``, ``warn`` or ``fail``, what was found, and for anything not ok the exact
+fix, a command or a configuration line. The doctor never changes the system: it reads files,
+asks the kernel (GPIO line info, an I2C read at an address) and asks ``systemctl``.
+
+Every probe goes through a :class:`Host`, so the tests run each check against a fake root
+(a temporary directory with ``dev/``, ``proc/``, ``etc/`` and ``boot/``), a fake SMBus, a
+fake GPIO line-info source and a fake ``systemctl``.
+
+>>> Finding(FAIL, "display", "no /dev/i2c-1", "sudo raspi-config nonint do_i2c 0").line()
+'fail  display   no /dev/i2c-1; fix: sudo raspi-config nonint do_i2c 0'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import importlib.metadata
+import importlib.util
+import io
+import os
+import pathlib
+import re
+import shlex
+import shutil
+import sqlite3
+import struct
+import subprocess
+import sys
+import time
+import urllib.parse
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple, Protocol
+
+from companion.config import Config, ConfigError, load
+
+OK, WARN, FAIL = "ok", "warn", "fail"
+SERVICE = "companion"
+SERVICE_USER = "companion"
+SYSTEM_STATE = "/var/lib/companion"
+CONFIG_TXT = ("/boot/firmware/config.txt", "/boot/config.txt")
+HEADER_BUS = 1  # the I2C bus on the header's pins 3 and 5 (GPIO 2 and 3)
+I2C_DEFAULT_HZ = 100_000
+I2C_FAST_HZ = 400_000
+#: The addresses i2cdetect probes by default.
+I2C_SCAN = range(0x08, 0x78)
+LOW_SPACE = 50 * 1024 * 1024  # bytes: below this the card is nearly full (warn)
+NO_SPACE = 5 * 1024 * 1024  # bytes: below this a press may be refused "disk full" (fail)
+MINIMUM = {"gpiozero": (2, 0, 1), "luma.core": (2, 6, 0), "luma.oled": (3, 16, 0)}
+
+#: The example configuration's display: an SSD1306 on I2C bus 1 at 0x3C (the Bonnet).
+EXAMPLE_FLAGS = "--display ssd1306 --interface i2c --i2c-port 1 --i2c-address 0x3C"
+
+#: Every fix the doctor can print, by name. hardware/PI-INSTALL.md lists each of them (a test
+#: renders every template with ``<field>`` placeholders and finds it there).
+FIXES = {
+    "not-a-pi": "run companion doctor on the Raspberry Pi itself",
+    "install": "sudo sh ~/companion/systemd/install.sh ~/companion",
+    "config-copy": "sudo install -m 0644 ~/companion/systemd/companion.example.toml "
+                   "/etc/companion/companion.toml",
+    "config-edit": "sudoedit {file}",
+    "display-flags": f'flags = "{EXAMPLE_FLAGS}" under [display]',
+    "i2c-on": "sudo raspi-config nonint do_i2c 0 && sudo reboot",
+    "i2c-port": "set --i2c-port {port} in [display] flags",
+    "i2c-address": "set --i2c-address {address} in [display] flags",
+    "i2c-wiring": "check the wiring: SDA to GPIO2 (pin 3), SCL to GPIO3 (pin 5), VCC to 3.3V, "
+                  "GND to GND",
+    "i2c-speed": "dtparam=i2c_arm_baudrate=400000 in {config_txt}, then sudo reboot",
+    "reboot": "sudo reboot",
+    "spi-on": "sudo raspi-config nonint do_spi 0 && sudo reboot",
+    "pin-twice": "give each role its own pin: [buttons] pins, [encoder] a/b/push, [shake] pin",
+    "overlay": "remove {line} from {config_txt} and sudo reboot, or move the key to a free pin",
+    "pin-held": "stop the program that holds it (the companion run by hand, or the service: "
+                "sudo systemctl stop companion); a driver's name (w1, spi0 CS0) means an "
+                "overlay: remove it from config.txt, or move the key to a free pin",
+    "group": "sudo usermod -aG {group} companion && sudo systemctl restart companion",
+    "udev": "sudo apt install --reinstall raspberrypi-sys-mods && sudo reboot",
+    "serial-missing": "plug the reader in, then look for it: ls -l /dev/serial/by-id/",
+    "serial-by-id": 'path = "{link}" in [serial] ports',
+    "serial-busy": "stop {process} (pid {pid}): it has the port open",
+    "modemmanager": 'sudo apt purge modemmanager, or a udev rule ENV{{ID_MM_DEVICE_IGNORE}}="1" '
+                    "for the reader",
+    "sudo": "sudo /opt/companion/venv/bin/companion doctor (to see what this user may not)",
+    "store-damaged": "sudo systemctl restart companion (a damaged store is set aside at start "
+                     "and its games carried over)",
+    "disk": "sudo apt clean && sudo journalctl --vacuum-size=20M",
+    "service-enable": "sudo systemctl enable companion",
+    "service-start": "sudo systemctl start companion",
+    "service-failed": "journalctl -u companion -n 50, fix what it names, then sudo systemctl "
+                      "restart companion",
+    "service-restarts": "journalctl -u companion -b (the lines before each start say why)",
+    "service-hung": "sudo systemctl restart companion, and report journalctl -u companion -b",
+    "lgpio": "sudo apt install python3-lgpio, then run the installer again (the venv needs "
+             "--system-site-packages)",
+    "package": "sudo apt install {package}, then run the installer again",
+    "python": "Raspberry Pi OS Bookworm or later (Python 3.11 or later)",
+}
+
+
+def fix(name: str, **fields: object) -> str:
+    """A fix from :data:`FIXES`, filled in."""
+    return FIXES[name].format(**fields)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One check's outcome: ok, warn or fail, what was found, and how to fix it."""
+
+    status: str
+    area: str
+    found: str
+    fix: str = ""
+
+    def line(self) -> str:
+        tail = f"; fix: {self.fix}" if self.fix and self.status != OK else ""
+        return f"{self.status:5} {self.area:9} {self.found}{tail}"
+
+
+# --- the probes: everything the doctor reads or tries, replaceable in tests ---
+
+
+class Bus(Protocol):
+    """The part of smbus2's SMBus the doctor uses."""
+
+    def read_byte(self, i2c_addr: int) -> int: ...
+    def write_quick(self, i2c_addr: int) -> None: ...
+    def close(self) -> None: ...
+
+
+class LineSource(Protocol):
+    """GPIO chips and lines, as the kernel's character device reports them."""
+
+    def label(self, chip: str) -> str: ...
+    def consumer(self, chip: str, offset: int) -> str | None:
+        """Who holds the line (``""`` when it is held but unnamed), or None when it is free."""
+
+
+class Node(NamedTuple):
+    """A device node's mode bits and owners."""
+
+    mode: int
+    uid: int
+    gid: int
+
+
+# linux/gpio.h (uAPI v2): struct gpiochip_info is 68 bytes, struct gpio_v2_line_info 256.
+GPIO_GET_CHIPINFO_IOCTL = 0x8044B401
+GPIO_V2_GET_LINEINFO_IOCTL = 0xC100B405
+GPIO_V2_LINE_FLAG_USED = 1
+LINE_INFO_SIZE = 256  # name[32], consumer[32], offset, num_attrs, flags (u64), attrs[10], padding
+FLAGS_AT = 72  # the u64 flags field follows name, consumer, offset and num_attrs
+
+
+class KernelLines:
+    """Line info from ``/dev/gpiochipN`` with the kernel's uAPI ioctls (no library needed:
+    libgpiod's Python bindings are not installed on Raspberry Pi OS Lite by default)."""
+
+    def label(self, chip: str) -> str:
+        with open(chip, "rb") as handle:
+            info = bytearray(68)
+            fcntl.ioctl(handle, GPIO_GET_CHIPINFO_IOCTL, info)
+        return bytes(info[32:64]).split(b"\0")[0].decode(errors="replace")
+
+    def consumer(self, chip: str, offset: int) -> str | None:
+        with open(chip, "rb") as handle:
+            info = bytearray(LINE_INFO_SIZE)
+            struct.pack_into("=I", info, 64, offset)
+            fcntl.ioctl(handle, GPIO_V2_GET_LINEINFO_IOCTL, info)
+        return decode_line(bytes(info))
+
+
+def decode_line(info: bytes) -> str | None:
+    """A struct gpio_v2_line_info's consumer, or None when the line is not in use."""
+    if not struct.unpack_from("=Q", info, FLAGS_AT)[0] & GPIO_V2_LINE_FLAG_USED:
+        return None
+    return info[32:64].split(b"\0")[0].decode(errors="replace")
+
+
+def open_smbus(port: int) -> Bus:
+    from smbus2 import SMBus  # a luma.core dependency
+
+    return SMBus(port)
+
+
+def run_command(argv: Sequence[str]) -> tuple[int, str]:
+    """Run a read-only command; its exit status and output (127 when it is not there)."""
+    try:
+        done = subprocess.run(list(argv), capture_output=True, text=True, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return 127, str(err)
+    return done.returncode, done.stdout + done.stderr
+
+
+def node_of(path: str) -> Node | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return Node(st.st_mode, st.st_uid, st.st_gid)
+
+
+@dataclass
+class Host:
+    """The machine as the doctor sees it: a root directory and the probes."""
+
+    root: pathlib.Path = pathlib.Path("/")
+    run: Callable[[Sequence[str]], tuple[int, str]] = run_command
+    smbus: Callable[[int], Bus] = open_smbus
+    lines: LineSource = field(default_factory=KernelLines)
+    node: Callable[[str], Node | None] = node_of  # given a path under root
+    free: Callable[[str], int] = lambda path: shutil.disk_usage(path).free
+    readable: Callable[[str], bool] = lambda path: os.access(path, os.R_OK | os.X_OK)
+    clock: Callable[[], float] = time.monotonic  # CLOCK_MONOTONIC, as systemd's *Monotonic
+    euid: int = field(default_factory=os.geteuid)
+    package: Callable[[str], str | None] = lambda name: package_version(name)
+    python: tuple[int, ...] = tuple(sys.version_info[:3])
+
+    def at(self, path: str) -> str:
+        """A system path (``/dev/i2c-1``) as a path under the root."""
+        return str(self.root / path.lstrip("/"))
+
+    def exists(self, path: str) -> bool:
+        return os.path.lexists(self.at(path))
+
+    def read(self, path: str) -> str | None:
+        try:
+            return pathlib.Path(self.at(path)).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+
+    def read_bytes(self, path: str) -> bytes | None:
+        try:
+            return pathlib.Path(self.at(path)).read_bytes()
+        except OSError:
+            return None
+
+    def listdir(self, path: str) -> list[str]:
+        try:
+            return sorted(os.listdir(self.at(path)))
+        except OSError:
+            return []
+
+    def resolve(self, path: str) -> str:
+        """Follow symbolic links inside the root; a system path back."""
+        for _ in range(40):
+            try:
+                target = os.readlink(self.at(path))
+            except OSError:
+                return path
+            path = os.path.normpath(os.path.join(os.path.dirname(path), target))
+        return path
+
+
+# --- what the configuration asks for ---
+
+
+@dataclass(frozen=True)
+class Display:
+    """The display flags, as luma's own parser reads them."""
+
+    interface: str
+    i2c_port: int
+    i2c_address: int
+    spi_port: int
+    spi_device: int
+    pins: dict[int, str]  # BCM pins the display itself uses
+
+
+def display_of(flags: str) -> Display:
+    from luma.core import cmdline
+
+    parser = cmdline.create_parser(description="companion doctor")
+    with contextlib.redirect_stderr(io.StringIO()):  # argparse's usage text: the line says it
+        args = parser.parse_args(shlex.split(flags))
+    address = int(str(args.i2c_address), 0)
+    if args.interface == "spi":
+        pins = {args.gpio_data_command: "display DC", args.gpio_reset: "display RST",
+                7: "SPI CE1", 8: "SPI CE0", 9: "SPI MISO", 10: "SPI MOSI", 11: "SPI SCLK"}
+    else:
+        pins = {2: "I2C SDA", 3: "I2C SCL"} if args.i2c_port == 1 else {}
+    return Display(args.interface, args.i2c_port, address, args.spi_port, args.spi_device, pins)
+
+
+def pin_roles(config: Config) -> list[tuple[str, int]]:
+    """Every (role, BCM pin) the configuration uses for an input."""
+    from companion.io.buttons import pins_for
+
+    roles = list(pins_for(config.buttons.preset, config.buttons.pins).items())
+    encoder = config.encoder
+    roles += [(f"encoder {name}", pin) for name, pin in
+              (("a", encoder.a), ("b", encoder.b), ("push", encoder.push)) if pin is not None]
+    if config.shake.pin is not None:
+        roles.append(("tilt switch", config.shake.pin))
+    return roles
+
+
+# --- the Pi's boot configuration ---
+
+
+def config_txt(host: Host) -> tuple[str, list[str]]:
+    """The boot configuration file used and its setting lines (comments dropped)."""
+    for path in CONFIG_TXT:
+        text = host.read(path)
+        if text is not None:
+            lines = [line.split("#", 1)[0].strip() for line in text.splitlines()]
+            return path, [line for line in lines if line]
+    return CONFIG_TXT[0], []
+
+
+def dtparams(lines: Sequence[str]) -> dict[str, str]:
+    """``dtparam=a=on,b=400000`` lines as one mapping (the last one wins, as for the firmware)."""
+    found: dict[str, str] = {}
+    for line in lines:
+        key, _, value = line.partition("=")
+        if key.strip() == "dtparam":
+            for part in value.split(","):
+                name, _, setting = part.partition("=")
+                found[name.strip()] = setting.strip() or "on"
+    return found
+
+
+#: Overlays that claim header pins: their pin parameter and its default (dtoverlay README).
+OVERLAY_PINS: dict[str, tuple[str, tuple[int, ...]]] = {
+    "w1-gpio": ("gpiopin", (4,)),
+    "w1-gpio-pullup": ("gpiopin", (4,)),
+    "gpio-ir": ("gpio_pin", (18,)),
+    "gpio-ir-tx": ("gpio_pin", (18,)),
+    "gpio-shutdown": ("gpio_pin", (3,)),
+    "gpio-poweroff": ("gpiopin", (26,)),
+    "pwm": ("pin", (18,)),
+    "pwm-2chan": ("pin", (18, 19)),
+    "hifiberry-dac": ("", (18, 19, 21)),
+    "spi1-1cs": ("cs0_pin", (18, 19, 20, 21)),
+    "uart1": ("txd1_pin", (14, 15)),
+}
+#: dtparam switches that give pins to the kernel.
+DTPARAM_PINS = {"spi": (7, 8, 9, 10, 11), "i2s": (18, 19, 20, 21), "i2c_arm": (2, 3)}
+
+
+def claimed(lines: Sequence[str]) -> dict[int, str]:
+    """Pins the kernel or an overlay takes, each with the config.txt line that does it.
+
+    Conditional sections (``[pi4]``, ``[all]``) are not told apart: a line is taken to
+    apply, which at worst names an overlay meant for another model.
+
+    >>> claimed(["dtoverlay=w1-gpio", "dtoverlay=gpio-ir,gpio_pin=17"])
+    {4: 'dtoverlay=w1-gpio', 17: 'dtoverlay=gpio-ir,gpio_pin=17'}
+    """
+    found: dict[int, str] = {}
+    for line in lines:
+        key, _, value = line.partition("=")
+        if key.strip() == "dtoverlay":
+            name, *params = value.strip().split(",")
+            if name not in OVERLAY_PINS:
+                continue
+            param, pins = OVERLAY_PINS[name]
+            for item in params:
+                pname, _, pvalue = item.partition("=")
+                if param and pname == param and pvalue.isdigit():
+                    pins = (int(pvalue),) + pins[1:]
+            found.update((pin, line) for pin in pins)
+        elif key.strip() == "dtparam":
+            for part in value.split(","):
+                name, _, setting = part.partition("=")
+                if name.strip() in DTPARAM_PINS and setting.strip() in ("on", "true", "yes", ""):
+                    found.update((pin, line) for pin in DTPARAM_PINS[name.strip()])
+        elif key.strip() == "enable_uart" and value.strip() == "1":
+            found.update({14: line, 15: line})
+    return found
+
+
+# --- the checks ---
+
+
+class Doctor:
+    """Runs every check against one host; :meth:`findings` yields them in order."""
+
+    def __init__(self, host: Host, config_file: str | None, state: str | None) -> None:
+        self.host = host
+        self.config_file = config_file
+        self.state = state
+        self.config = Config()
+        self.display: Display | None = None
+        self.boot_file, self.boot = config_txt(host)
+        self.chip: str | None = None
+        self._service: dict[str, str] | None = None
+
+    def findings(self) -> Iterator[Finding]:
+        yield from self.check_config()
+        yield from self.check_display()
+        yield from self.check_keys()
+        yield from self.check_permissions()
+        yield from self.check_serial()
+        yield from self.check_store()
+        yield from self.check_service()
+        yield from self.check_python()
+
+    # --- configuration ---
+
+    def check_config(self) -> Iterator[Finding]:
+        if self.config_file is None:
+            yield Finding(WARN, "config", "no /etc/companion/companion.toml: using the defaults "
+                          "(no display, the minimal preset)", fix("config-copy"))
+            return
+        try:
+            self.config = load(self.config_file)
+        except ConfigError as err:
+            yield Finding(FAIL, "config", str(err), fix("config-edit", file=self.config_file))
+            return
+        yield Finding(OK, "config", f"{self.config_file} parses")
+
+    # --- the display bus ---
+
+    def check_display(self) -> Iterator[Finding]:
+        flags = self.config.display
+        if not flags:
+            # Most builds are I2C panels at 0x3C: look there, so that the lines below say
+            # whether the bus works and what answers on it, before the file names a display.
+            yield Finding(WARN, "display", "no display configured: the box runs headless "
+                          "(looking on I2C bus 1)", fix("display-flags"))
+            flags = EXAMPLE_FLAGS
+        try:
+            self.display = display_of(flags)
+        except (SystemExit, ValueError):
+            yield Finding(FAIL, "display", f"luma refuses the flags {flags!r}",
+                          fix("config-edit", file=self.config_file))
+            return
+        if self.display.interface == "i2c":
+            yield from self.check_i2c(self.display)
+        elif self.display.interface == "spi":
+            yield from self.check_spi(self.display)
+        else:
+            yield Finding(OK, "display", f"interface {self.display.interface}: not checked")
+
+    def check_i2c(self, display: Display) -> Iterator[Finding]:
+        device = f"/dev/i2c-{display.i2c_port}"
+        loaded = self.module_loaded("i2c_dev")
+        if not loaded:
+            yield Finding(FAIL, "display", "the i2c-dev module is not loaded", fix("i2c-on"))
+        else:
+            yield Finding(OK, "display", "the i2c-dev module is loaded")
+        yield from self.check_i2c_speed(display.i2c_port)
+        if not self.host.exists(device):
+            # The header's bus is 1 on every Pi since the first; others (a Pi 4's i2c-20 and
+            # i2c-21) are HDMI's, never the panel's.
+            if display.i2c_port != HEADER_BUS and self.host.exists(f"/dev/i2c-{HEADER_BUS}"):
+                yield Finding(FAIL, "display", f"no {device}; the header's bus is "
+                              f"/dev/i2c-{HEADER_BUS}", fix("i2c-port", port=HEADER_BUS))
+            else:
+                yield Finding(FAIL, "display", f"no {device}: I2C is not enabled", fix("i2c-on"))
+            return
+        yield Finding(OK, "display", f"{device} is there")
+        yield from self.check_i2c_address(display)
+
+    def check_i2c_address(self, display: Display) -> Iterator[Finding]:
+        wanted = f"0x{display.i2c_address:02X}"
+        try:
+            bus = self.host.smbus(display.i2c_port)
+        except OSError as err:
+            yield Finding(WARN, "display", f"cannot open /dev/i2c-{display.i2c_port} to look for "
+                          f"the panel ({err.strerror})", fix("sudo"))
+            return
+        try:
+            if answers(bus, display.i2c_address):
+                yield Finding(OK, "display", f"a device answers at {wanted}")
+                return
+            found = [address for address in I2C_SCAN if answers(bus, address)]
+        finally:
+            bus.close()
+        if found:
+            names = ", ".join(f"0x{a:02X}" for a in found)
+            yield Finding(FAIL, "display", f"nothing answers at {wanted}; found a device at {names}",
+                          fix("i2c-address", address=f"0x{found[0]:02X}"))
+        else:
+            yield Finding(FAIL, "display", f"nothing answers on I2C bus {display.i2c_port}",
+                          fix("i2c-wiring"))
+
+    def check_i2c_speed(self, port: int) -> Iterator[Finding]:
+        params = dtparams(self.boot)
+        rate = params.get("i2c_arm_baudrate") or params.get("i2c_baudrate")
+        hz = int(rate) if rate and rate.isdigit() else I2C_DEFAULT_HZ
+        # The clock the running kernel uses (big-endian u32 in the device tree): config.txt
+        # only counts from the next boot.
+        live = self.host.read_bytes(f"/sys/class/i2c-adapter/i2c-{port}/of_node/clock-frequency")
+        now = int.from_bytes(live[:4], "big") if live and len(live) >= 4 else hz
+        if now != hz:
+            yield Finding(WARN, "display", f"I2C clock {now // 1000} kHz now; {self.boot_file} "
+                          f"gives {hz // 1000} kHz from the next boot", fix("reboot"))
+        elif hz >= I2C_FAST_HZ:
+            yield Finding(OK, "display", f"I2C clock {hz // 1000} kHz ({self.boot_file})")
+        else:
+            yield Finding(WARN, "display", f"I2C clock {hz // 1000} kHz: a full frame takes "
+                          f"~{9 * 1034 * 1000 // hz} ms", fix("i2c-speed", config_txt=self.boot_file))
+
+    def check_spi(self, display: Display) -> Iterator[Finding]:
+        device = f"/dev/spidev{display.spi_port}.{display.spi_device}"
+        if self.host.exists(device):
+            yield Finding(OK, "display", f"{device} is there")
+        else:
+            yield Finding(FAIL, "display", f"no {device}: SPI is not enabled", fix("spi-on"))
+
+    def module_loaded(self, name: str) -> bool:
+        """A kernel module loaded (``/proc/modules``) or built in (``/sys/module``)."""
+        modules = self.host.read("/proc/modules") or ""
+        return any(line.split(" ", 1)[0] == name for line in modules.splitlines()) \
+            or self.host.exists(f"/sys/module/{name}")
+
+    # --- the keys ---
+
+    def check_keys(self) -> Iterator[Finding]:
+        roles = pin_roles(self.config)
+        used: dict[int, str] = dict(self.display.pins) if self.display else {}
+        overlays = claimed(self.boot)
+        self.chip = self.gpio_chip()
+        if self.chip is None:
+            yield Finding(FAIL, "keys", "no GPIO chip (/dev/gpiochip0)", fix("not-a-pi"))
+        for role, pin in roles:
+            name = f"GPIO{pin} ({role})"
+            if pin in used:
+                yield Finding(FAIL, "keys", f"{name} is also {used[pin]}", fix("pin-twice"))
+                continue
+            used[pin] = role
+            if pin in overlays:
+                yield Finding(FAIL, "keys", f"{name} is claimed by {overlays[pin]}",
+                              fix("overlay", line=overlays[pin], config_txt=self.boot_file))
+                continue
+            if self.chip is not None:
+                yield self.line_state(name, pin)
+
+    def gpio_chip(self) -> str | None:
+        """The header's chip: the one whose label is a pin controller, else gpiochip0."""
+        chips = [name for name in self.host.listdir("/dev") if re.fullmatch(r"gpiochip\d+", name)]
+        for name in sorted(chips, key=lambda n: int(n[8:])):
+            try:
+                if self.host.lines.label(self.host.at(f"/dev/{name}")).startswith("pinctrl-"):
+                    return f"/dev/{name}"
+            except OSError:
+                continue
+        return "/dev/gpiochip0" if "gpiochip0" in chips else None
+
+    def line_state(self, name: str, pin: int) -> Finding:
+        assert self.chip is not None
+        try:
+            holder = self.host.lines.consumer(self.host.at(self.chip), pin)
+        except OSError as err:
+            return Finding(WARN, "keys", f"{name}: cannot read {self.chip} ({err.strerror})",
+                           fix("sudo"))
+        if holder is None:
+            return Finding(OK, "keys", f"{name} is free")
+        who = f'"{holder}"' if holder else "an unnamed consumer"
+        if holder in ("lg", "lgpio", "gpiozero") and self.service_active():
+            return Finding(OK, "keys", f"{name} is held by {who}, the running service")
+        return Finding(FAIL, "keys", f"{name} is held by {who}", fix("pin-held"))
+
+    # --- permissions ---
+
+    def check_permissions(self) -> Iterator[Finding]:
+        user = passwd(self.host).get(SERVICE_USER)
+        if user is None:
+            yield Finding(WARN, "access", f"no user {SERVICE_USER}: the service is not installed",
+                          fix("install"))
+            return
+        uid, gid = user
+        groups = group_file(self.host)
+        member = {g for g, (_, members) in groups.items() if SERVICE_USER in members} | {gid}
+        names = {g: name for g, (name, _) in groups.items()}
+        for device, group in self.devices():
+            node = self.host.node(self.host.at(device))
+            if node is None:
+                continue
+            owner = f"{names.get(node.gid, node.gid)} {node.mode & 0o777:04o}"
+            if can_open(node, uid, member):
+                yield Finding(OK, "access", f"{SERVICE_USER} can open {device} ({owner})")
+            elif node.gid in names and names[node.gid] != "root" and (node.mode & 0o060) == 0o060:
+                yield Finding(FAIL, "access", f"{SERVICE_USER} cannot open {device} ({owner}): not "
+                              f"in group {names[node.gid]}", fix("group", group=names[node.gid]))
+            else:
+                yield Finding(FAIL, "access", f"{device} is {owner}, not for group {group}",
+                              fix("udev"))
+
+    def devices(self) -> list[tuple[str, str]]:
+        """Each device node the service opens, with the group that should own it."""
+        found: list[tuple[str, str]] = []
+        if self.chip is not None:
+            found.append((self.chip, "gpio"))
+        if self.display is not None and self.display.interface == "i2c":
+            found.append((f"/dev/i2c-{self.display.i2c_port}", "i2c"))
+        elif self.display is not None and self.display.interface == "spi":
+            found.append((f"/dev/spidev{self.display.spi_port}.{self.display.spi_device}", "spi"))
+        found += [(self.host.resolve(port.path), "dialout") for port in self.config.serial
+                  if "://" not in port.path]
+        return found
+
+    # --- serial ports ---
+
+    def check_serial(self) -> Iterator[Finding]:
+        if not self.config.serial:
+            return
+        for number, port in enumerate(self.config.serial, start=1):
+            area = f"serial {number}"
+            if "://" in port.path:
+                yield Finding(OK, area, f"{port.path} is a pyserial URL, not a device")
+                continue
+            device = self.host.resolve(port.path)
+            if not self.host.exists(device):
+                yield Finding(FAIL, area, f"{port.path} is not there", fix("serial-missing"))
+                continue
+            yield self.by_id(area, port.path, device)
+            yield self.holders(area, device)
+        if self.host.exists("/usr/sbin/ModemManager"):
+            yield Finding(WARN, "serial", "ModemManager is installed: it probes new serial "
+                          "devices and can grab a die reader", fix("modemmanager"))
+        else:
+            yield Finding(OK, "serial", "ModemManager is not installed")
+
+    def by_id(self, area: str, path: str, device: str) -> Finding:
+        if path.startswith("/dev/serial/by-id/"):
+            return Finding(OK, area, f"{path} is there ({device})")
+        links = [f"/dev/serial/by-id/{name}" for name in self.host.listdir("/dev/serial/by-id")]
+        stable = [link for link in links if self.host.resolve(link) == device]
+        if stable:
+            return Finding(WARN, area, f"{path} is there, but its name can change when "
+                           "devices are replugged", fix("serial-by-id", link=stable[0]))
+        return Finding(OK, area, f"{path} is there (no /dev/serial/by-id link: a built-in port)")
+
+    def holders(self, area: str, device: str) -> Finding:
+        hidden = False
+        for pid in self.host.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                fds = os.listdir(self.host.at(f"/proc/{pid}/fd"))
+            except OSError:
+                hidden = True
+                continue
+            for fd in fds:
+                try:
+                    target = os.readlink(self.host.at(f"/proc/{pid}/fd/{fd}"))
+                except OSError:
+                    continue
+                if target == device:
+                    process = (self.host.read(f"/proc/{pid}/comm") or "?").strip()
+                    if process == SERVICE or process.startswith("companion"):
+                        return Finding(OK, area, f"open in the companion (pid {pid})")
+                    return Finding(FAIL, area, f"{device} is open in {process} (pid {pid})",
+                                   fix("serial-busy", process=process, pid=pid))
+        seen = " (of the processes this user can see)" if hidden and self.host.euid else ""
+        return Finding(OK, area, f"no other process has it open{seen}")
+
+    # --- the store ---
+
+    def check_store(self) -> Iterator[Finding]:
+        from companion.cli import STORE_FILE, state_dir
+
+        if self.config.store:
+            path = self.config.store
+        elif self.state is None and self.host.exists(f"/etc/systemd/system/{SERVICE}.service"):
+            path = f"{SYSTEM_STATE}/{STORE_FILE}"
+        else:
+            path = str(state_dir(self.state) / STORE_FILE)
+        real = self.host.at(path)
+        directory = os.path.dirname(real)
+        if os.path.isdir(directory) and not self.host.readable(directory):
+            yield Finding(WARN, "store", f"cannot look into {os.path.dirname(path)}", fix("sudo"))
+            return
+        if not os.path.exists(real):
+            yield Finding(OK, "store", f"no store yet at {path} (made at the first start)")
+            return
+        yield self.integrity(path, real)
+        yield self.space(directory)
+        yield self.backups(path, real)
+
+    def integrity(self, path: str, real: str) -> Finding:
+        # Read-only, and nothing left behind: a store closed cleanly has no -wal, and a
+        # read-only connection would create -wal and -shm beside it and leave them; opened
+        # as immutable it reads the one file as it is. A running store's log is read as usual.
+        immutable = "" if os.path.exists(real + "-wal") else "&immutable=1"
+        try:
+            connection = sqlite3.connect(f"file:{urllib.parse.quote(real)}?mode=ro{immutable}",
+                                         uri=True)
+            try:
+                rows = connection.execute("PRAGMA integrity_check").fetchall()
+            finally:
+                connection.close()
+        except sqlite3.DatabaseError as err:
+            if "unable to open" in str(err) or "readonly" in str(err):
+                return Finding(WARN, "store", f"cannot open {path} ({err})", fix("sudo"))
+            return Finding(FAIL, "store", f"{path} is damaged ({err})", fix("store-damaged"))
+        result = "; ".join(str(row[0]) for row in rows[:3])
+        if result == "ok":
+            return Finding(OK, "store", f"{path} opens; integrity_check ok")
+        return Finding(FAIL, "store", f"{path} integrity_check: {result}", fix("store-damaged"))
+
+    def space(self, directory: str) -> Finding:
+        free = self.host.free(directory)
+        said = f"{free / 1024 / 1024:.0f} MB free beside the store"
+        if free < NO_SPACE:
+            return Finding(FAIL, "store", said, fix("disk"))
+        if free < LOW_SPACE:
+            return Finding(WARN, "store", said, fix("disk"))
+        return Finding(OK, "store", said)
+
+    def backups(self, path: str, real: str) -> Finding:
+        """Backups the store keeps beside itself: any file named after it with "backup" in
+        its name, here or in a ``backups`` folder (whatever the store's own naming)."""
+        name = os.path.basename(real)
+        stem = name.rsplit(".", 1)[0]
+        here = os.path.dirname(real)
+        found: list[str] = []
+        for folder, named in ((here, True), (os.path.join(here, "backups"), False)):
+            try:
+                found += [os.path.join(folder, f) for f in os.listdir(folder)
+                          if not named or (f != name and f.startswith(stem) and "backup" in f.lower())]
+            except OSError:
+                continue
+        if not found:
+            return Finding(OK, "store", "no backups yet")
+        newest = max(found, key=os.path.getmtime)
+        stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(os.path.getmtime(newest)))
+        count = f"{len(found)} backup{'s' if len(found) > 1 else ''}"
+        return Finding(OK, "store", f"{count}, newest {os.path.basename(newest)} ({stamp})")
+
+    # --- the service ---
+
+    def service(self) -> dict[str, str]:
+        """``systemctl show companion``'s properties ({} when systemd does not answer)."""
+        if self._service is None:
+            code, out = self.host.run(["systemctl", "show", SERVICE, "-p", ",".join(SERVICE_KEYS)])
+            pairs = [line.split("=", 1) for line in out.splitlines() if "=" in line]
+            self._service = dict(pairs) if code == 0 else {}
+        return self._service
+
+    def service_active(self) -> bool:
+        return self.service().get("ActiveState") == "active"
+
+    def check_service(self) -> Iterator[Finding]:
+        show = self.service()
+        if not show:
+            yield Finding(WARN, "service", "systemd does not answer here", fix("not-a-pi"))
+            return
+        if show.get("LoadState") != "loaded":
+            yield Finding(WARN, "service", "companion.service is not installed", fix("install"))
+            return
+        enabled = show.get("UnitFileState", "")
+        if enabled == "enabled":
+            yield Finding(OK, "service", "installed and enabled (starts at boot)")
+        else:
+            yield Finding(WARN, "service", f"installed but {enabled or 'not enabled'}: it will not "
+                          "start at boot", fix("service-enable"))
+        yield from self.service_state(show)
+
+    def service_state(self, show: dict[str, str]) -> Iterator[Finding]:
+        state = show.get("ActiveState", "")
+        last = exit_meaning(show)
+        if state == "failed":
+            yield Finding(FAIL, "service", f"failed: {last}", fix("service-failed"))
+            return
+        if state != "active":
+            sub = show.get("SubState", "")
+            again = sub == "auto-restart"  # systemd starts it again by itself
+            yield Finding(WARN, "service", f"not running ({state}, {sub}); last exit: {last}",
+                          fix("service-restarts" if again else "service-start"))
+            return
+        restarts = int(show.get("NRestarts", "0") or 0)
+        running = f"active ({show.get('SubState', '')})"
+        if restarts:
+            yield Finding(WARN, "service", f"{running}, but systemd restarted it {restarts} times",
+                          fix("service-restarts"))
+        else:
+            yield Finding(OK, "service", running)
+        period = timespan(show.get("WatchdogUSec", "0"))
+        pinged = int(show.get("WatchdogTimestampMonotonic", "0") or 0) / 1e6
+        if not period:
+            yield Finding(WARN, "service", "no watchdog: the unit is not the project's",
+                          fix("install"))
+        elif not pinged:
+            yield Finding(FAIL, "service", "no watchdog ping yet", fix("service-hung"))
+        elif self.host.clock() - pinged > period:
+            yield Finding(FAIL, "service", f"last watchdog ping {self.host.clock() - pinged:.0f} s "
+                          "ago: the loop is stuck", fix("service-hung"))
+        else:
+            yield Finding(OK, "service", f"watchdog ping {self.host.clock() - pinged:.0f} s ago "
+                          f"(every {period / 2:.0f} s)")
+
+    # --- Python ---
+
+    def check_python(self) -> Iterator[Finding]:
+        version = ".".join(map(str, self.host.python))
+        if self.host.python >= (3, 11):
+            yield Finding(OK, "python", f"Python {version}")
+        else:
+            yield Finding(FAIL, "python", f"Python {version} is too old", fix("python"))
+        for name, least in MINIMUM.items():
+            have = self.host.package(name)
+            if have is None:
+                yield Finding(FAIL, "python", f"{name} is not installed", fix("install"))
+            elif numbers(have) < least:
+                yield Finding(FAIL, "python", f"{name} {have} is older than "
+                              f"{'.'.join(map(str, least))}", fix("install"))
+            else:
+                yield Finding(OK, "python", f"{name} {have}")
+        lgpio = self.host.package("lgpio")
+        if lgpio is None:
+            yield Finding(FAIL, "python", "lgpio is missing: gpiozero has no pin factory for "
+                          "the keys", fix("lgpio"))
+        else:
+            yield Finding(OK, "python", f"lgpio {lgpio}: gpiozero's pin factory")
+        if self.display is not None and self.display.interface in ("i2c", "spi"):
+            module, package = {"i2c": ("smbus2", "python3-smbus2"),
+                               "spi": ("spidev", "python3-spidev")}[self.display.interface]
+            have = self.host.package(module)
+            if have is None:
+                yield Finding(FAIL, "python", f"{module} is missing: no display",
+                              fix("package", package=package))
+            else:
+                yield Finding(OK, "python", f"{module} {have}: the display's bus")
+
+
+SERVICE_KEYS = ("LoadState", "UnitFileState", "ActiveState", "SubState", "Result",
+                "ExecMainCode", "ExecMainStatus", "NRestarts", "WatchdogUSec",
+                "WatchdogTimestampMonotonic")
+#: The companion's own exit statuses (cli.py) and systemd's for a start that failed early.
+EXIT_MEANINGS = {
+    0: "stopped normally",
+    1: "an error the log names",
+    2: "a bad configuration or store (the journal names the file and the key)",
+    200: "systemd could not change into WorkingDirectory",
+    203: "the program /opt/companion/venv/bin/companion is missing",
+    217: "the user companion is missing",
+    226: "systemd could not set up the sandbox",
+    233: "systemd could not make /run/companion",
+    238: "systemd could not make /var/lib/companion",
+}
+RESULTS = {
+    "watchdog": "stopped answering, and the watchdog killed it",
+    "start-limit-hit": "crashed 5 times in 5 minutes; systemd gave up",
+    "core-dump": "crashed (core dump)",
+    "signal": "killed by a signal",
+    "timeout": "did not start (or stop) in time",
+}
+
+
+def exit_meaning(show: dict[str, str]) -> str:
+    """The last exit in words, from ``Result``, ``ExecMainCode`` and ``ExecMainStatus``."""
+    result = show.get("Result", "success")
+    status = int(show.get("ExecMainStatus", "0") or 0)
+    if result in RESULTS:
+        return f"{result}: {RESULTS[result]}"
+    if show.get("ExecMainCode") in ("2", "3"):  # CLD_KILLED, CLD_DUMPED: status is a signal
+        return f"signal {status}: killed by a signal"
+    return f"status {status}: {EXIT_MEANINGS.get(status, 'see journalctl -u companion -n 50')}"
+
+
+def timespan(text: str) -> float:
+    """systemd's printed time span in seconds: ``30s``, ``1min 30s``, ``500ms``; 0 for none."""
+    units = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
+    total = 0.0
+    for number, unit in re.findall(r"([\d.]+)\s*(us|ms|min|s|h)", text):
+        total += float(number) * units[unit]
+    return total
+
+
+def answers(bus: Bus, address: int) -> bool:
+    """Whether a device acknowledges ``address``, probed as i2cdetect does by default: a
+    quick write (an OLED controller takes writes only), but a one-byte read in the EEPROM
+    ranges, where a quick write can change what some EEPROMs store."""
+    try:
+        if 0x30 <= address <= 0x37 or 0x50 <= address <= 0x5F:
+            bus.read_byte(address)
+        else:
+            bus.write_quick(address)
+    except OSError:
+        return False
+    return True
+
+
+def can_open(node: Node, uid: int, groups: set[int]) -> bool:
+    """Whether a user with these groups may read and write the node."""
+    if uid == 0:
+        return True
+    if node.uid == uid:
+        return node.mode & 0o600 == 0o600
+    if node.gid in groups:
+        return node.mode & 0o060 == 0o060
+    return node.mode & 0o006 == 0o006
+
+
+def passwd(host: Host) -> dict[str, tuple[int, int]]:
+    """Users from ``/etc/passwd``: name -> (uid, gid)."""
+    users: dict[str, tuple[int, int]] = {}
+    for line in (host.read("/etc/passwd") or "").splitlines():
+        parts = line.split(":")
+        if len(parts) >= 4 and parts[2].isdigit() and parts[3].isdigit():
+            users[parts[0]] = (int(parts[2]), int(parts[3]))
+    return users
+
+
+def group_file(host: Host) -> dict[int, tuple[str, set[str]]]:
+    """Groups from ``/etc/group``: gid -> (name, members)."""
+    groups: dict[int, tuple[str, set[str]]] = {}
+    for line in (host.read("/etc/group") or "").splitlines():
+        parts = line.split(":")
+        if len(parts) >= 4 and parts[2].isdigit():
+            groups[int(parts[2])] = (parts[0], {m for m in parts[3].split(",") if m})
+    return groups
+
+
+def package_version(name: str) -> str | None:
+    """A distribution's version; "(system)" for a module installed without metadata (an apt
+    package seen through --system-site-packages may lack it); None when it is missing."""
+    try:
+        return importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    try:
+        return "(system)" if importlib.util.find_spec(name) is not None else None
+    except (ImportError, ValueError):
+        return None
+
+
+def numbers(version: str) -> tuple[int, ...]:
+    """``2.0.1.post3`` -> ``(2, 0, 1)``."""
+    return tuple(int(part) for part in re.findall(r"\d+", version.split("post")[0])[:3])
+
+
+def report(findings: Sequence[Finding]) -> str:
+    """The lines and a count at the end."""
+    counts = {status: sum(f.status == status for f in findings) for status in (FAIL, WARN, OK)}
+    total = ", ".join(f"{n} {status}" for status, n in counts.items())
+    return "\n".join([f.line() for f in findings] + [total]) + "\n"
+
+
+def diagnose(host: Host, config_file: str | None, state: str | None) -> list[Finding]:
+    return list(Doctor(host, config_file, state).findings())
