@@ -300,9 +300,9 @@ def order_by_sequence(db: sqlite3.Connection) -> None:
     since nobody knows."""
     for column in ("touched", "created_synced", "updated_synced"):
         db.execute(f"ALTER TABLE games ADD COLUMN {column} INTEGER NOT NULL DEFAULT 0")
-    order = db.execute("SELECT id FROM games ORDER BY updated, id").fetchall()
-    db.executemany("UPDATE games SET touched = ? WHERE id = ?",
-                   [(number, gid) for number, (gid,) in enumerate(order, start=1)])
+    order = [gid for (gid,) in db.execute("SELECT id FROM games ORDER BY updated, id")]
+    for number, gid in enumerate(order, start=1):
+        db.execute("UPDATE games SET touched = ? WHERE id = ?", (number, gid))
     db.execute("CREATE INDEX games_by_touch ON games (touched)")
 
 
