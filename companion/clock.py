@@ -25,13 +25,14 @@ True
 
 from __future__ import annotations
 
+import os
 import pathlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 #: Where timesyncd leaves its mark, relative to the run directory.
-SYNC_FLAG = pathlib.PurePath("systemd/timesync/synchronized")
+SYNC_FLAG = "systemd/timesync/synchronized"
 #: What a time read from an unsynchronised clock carries on the 128x64 screen.
 UNSURE_MARK = "?"
 #: ... and in the command line's listing, in plain words.
@@ -56,9 +57,10 @@ class Clock:
 
     def synchronised(self) -> bool:
         """Whether the clock has been set from the network since boot."""
-        # One stat on a tmpfs per stored change: cheap enough not to cache, and a cache
-        # would miss the moment the network turns up.
-        return (self.run_dir / SYNC_FLAG).exists()
+        # One stat on a tmpfs per stored change (a few microseconds; os.path, as pathlib
+        # costs three times more): cheap enough not to cache, and a cache would miss the
+        # moment the network turns up.
+        return os.path.exists(os.path.join(self.run_dir, SYNC_FLAG))
 
     def stamp(self) -> Stamp:
         """The time now, for people to read, with its trust."""
