@@ -96,14 +96,18 @@ def open_store(args: argparse.Namespace) -> Any:
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    """List the stored games, newest first."""
+    """List the stored games, most recently changed first (whatever the clock said then)."""
+    from companion.clock import UNSURE_WORDS
     from companion.ui.app import title_of, when
 
     store = open_store(args)
-    for row in store.games(limit=args.limit):
+    rows = store.games(limit=args.limit)
+    dates = [when(row.updated, row.updated_synced, f" {UNSURE_WORDS}") for row in rows]
+    width = max(map(len, dates), default=0)
+    for row, date in zip(rows, dates, strict=True):
         players = row.header[1].split()[1:] if len(row.header) > 1 else []
         winners = f" won by {', '.join(row.winners)}" if row.winners else ""
-        print(f"{row.id:5}  {when(row.updated)}  {row.status:9}  {title_of(row)}: "
+        print(f"{row.id:5}  {date:{width}}  {row.status:9}  {title_of(row)}: "
               f"{' '.join(players)}{winners}")
     return 0
 

@@ -165,6 +165,7 @@ def readable_entries(damaged: Store, row: GameRow) -> tuple[GameRow, list[Entry]
     state = states[head]
     status = row.status if row.status == "abandoned" else "over" if game.over(state) else "playing"
     created, updated = (t if isinstance(t, float) else time.time() for t in (row.created, row.updated))
+    touched = row.touched if isinstance(row.touched, int) else 0  # 0: placed next
     fixed = GameRow(row.id, game.id, row.header, created, updated, head, status,
-                    tuple(game.winners(state)))
+                    tuple(game.winners(state)), touched, row.created_synced, row.updated_synced)
     return fixed, entries

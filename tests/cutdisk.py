@@ -122,6 +122,9 @@ class Row(tuple[Any, ...]):
     def __getitem__(self, key: Any) -> Any:
         return super().__getitem__(self.names[key] if isinstance(key, str) else key)
 
+    def keys(self) -> list[str]:
+        return list(self.names)
+
 
 class Cursor:
     """A statement's result, read to the end at once: apsw steps statements lazily, and a

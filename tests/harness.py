@@ -17,6 +17,7 @@ from gpiozero.pins.mock import MockFactory
 from luma.core.device import dummy
 from PIL import Image, ImageDraw
 
+from companion.clock import SYSTEM, Clock
 from companion.config import Config
 from companion.daemon import Daemon
 from companion.io.buttons import PRESETS, ButtonBank, KeyLogic
@@ -59,7 +60,7 @@ class Harness:
     """One companion: store on disk, minimal-build (or other) buttons, dummy display."""
 
     def __init__(self, directory: pathlib.Path, preset: str = "minimal", seed: int = 7,
-                 store_file: str = "games.sqlite") -> None:
+                 store_file: str = "games.sqlite", clock: Clock = SYSTEM) -> None:
         Device.pin_factory = MockFactory()
         self.now = 1000.0
         self.events: queue.Queue[object] = queue.Queue()
@@ -67,7 +68,7 @@ class Harness:
         self.bank = ButtonBank(self.pins, self.events, clock=lambda: self.now)
         self.serial = CommandLog()
         self.device = dummy(width=128, height=64, mode="1", serial_interface=self.serial)
-        self.store = Store(str(directory / store_file))
+        self.store = Store(str(directory / store_file), clock=clock)
         self.app = App(self.store, Config(), directory, rng=random.Random(seed))
         self.output = Output(lambda: self.device, shift=False, clock=lambda: self.now)
         self.daemon = Daemon(self.app, self.output, self.events, KeyLogic(0.02, 0.6),

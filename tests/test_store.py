@@ -6,12 +6,11 @@ import itertools
 import sqlite3
 import threading
 import time
-import types
 from collections.abc import Iterator
 
 import pytest
 
-import companion.store as store_module
+from companion.clock import Clock
 from companion.store import BUSY_TIMEOUT_MS, DURABILITY, Entry, Store
 
 # Durability is what these tests prove: their files stay on a real disk.
@@ -165,10 +164,9 @@ def test_unknown_game_is_a_key_error(store: Store) -> None:
         store.game(42)
 
 
-def test_games_are_listed_most_recently_changed_first(store: Store,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    clock = itertools.count(1000.0)
-    monkeypatch.setattr(store_module, "time", types.SimpleNamespace(time=lambda: next(clock)))
+def test_games_are_listed_most_recently_changed_first(store: Store) -> None:
+    ticks = itertools.count(1000.0)
+    store.clock = Clock(wall=lambda: next(ticks))
     first = store.create("microbot-racers", HEADER)
     second = store.create("leaf-climbers", ["game leaf-climbers", "players Ann Bob"])
     third = store.create("microbot-racers", HEADER)
@@ -188,9 +186,8 @@ def test_games_are_listed_most_recently_changed_first(store: Store,
     assert row.created < row.updated
 
 
-def test_same_time_changes_list_newest_game_first(store: Store,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store_module, "time", types.SimpleNamespace(time=lambda: 5.0))
+def test_same_time_changes_list_newest_game_first(store: Store) -> None:
+    store.clock = Clock(wall=lambda: 5.0)
     ids = [store.create("microbot-racers", HEADER) for _ in range(3)]
     assert [g.id for g in store.games()] == ids[::-1]
 

@@ -19,6 +19,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from companion.ai import ADVISORS, seat_line
+from companion.clock import UNSURE_MARK
 from companion.config import ROLLS, Config, save_settings
 from companion.dice import FAIR
 from companion.games import GAMES, TITLES
@@ -40,9 +41,11 @@ BLANK_CHOICES = (300.0, 600.0, 1800.0, 0.0)
 MARK = 7  # pixels: the side of a serial port's box in the top bar
 
 
-def when(stamp: float) -> str:
-    """A short local date for lists: ``22 Nov 14:05``."""
-    return datetime.datetime.fromtimestamp(stamp).strftime("%d %b %H:%M")
+def when(stamp: float, synced: bool, unsure: str = UNSURE_MARK) -> str:
+    """A short local date for lists: ``22 Nov 14:05``, and ``unsure`` after it when the
+    clock had not been synchronised as it was read (``22 Nov 14:05?``: it may be wrong)."""
+    shown = datetime.datetime.fromtimestamp(stamp).strftime("%d %b %H:%M")
+    return shown if synced else shown + unsure
 
 
 def seconds(value: float) -> str:
@@ -153,7 +156,7 @@ class App:
 
     def resume_menu(self) -> None:
         self.push(Menu("Resume", [
-            Item(title_of(row), partial(self.open, row.id), when(row.updated))
+            Item(title_of(row), partial(self.open, row.id), when(row.updated, row.updated_synced))
             for row in self.store.games("playing")
         ]))
 
@@ -182,7 +185,7 @@ class App:
     def history(self) -> None:
         def show(row: GameRow) -> None:
             session = Session(self.store, row.id)
-            body = (f"{title_of(row)}, {when(row.created)}.\n"
+            body = (f"{title_of(row)}\n{when(row.created, row.created_synced)}\n"
                     f"Players: {', '.join(session.players)}.\n"
                     f"Winners: {', '.join(row.winners) or 'nobody'}.\n"
                     f"{session.head} entries.")
