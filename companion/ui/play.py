@@ -85,9 +85,13 @@ class PlayScreen(Screen):
         if isinstance(answer, Roll):
             out = []
             again = self.session.roll_again(answer)
-            if again is not None:
-                out.append(Item(f"{mark}Use {', '.join(again)} again", self.redo))
-            out.append(Item(mark + answer.by_device, lambda: self.roll(answer), answer.chance))
+            if again is not None:  # undo is never a free re-roll: the same faces come first
+                out.append(Item(f"{mark}Use {', '.join(again)} again", lambda: self.use_again(answer),
+                                "undone roll"))
+                out.append(Item(mark + "Roll again", lambda: self.roll(answer, again=True),
+                                "kept in the log"))
+            else:
+                out.append(Item(mark + answer.by_device, lambda: self.roll(answer), answer.chance))
             out.append(Item(mark + answer.by_hand, lambda: self.enter_faces(answer), answer.chance,
                             answer))
             return out
@@ -115,20 +119,32 @@ class PlayScreen(Screen):
             return False
         return True
 
-    def play(self, lines: list[Line], rolled: bool = False, message: str = "") -> None:
-        if self.guarded(lambda: self.session.play(lines, rolled)):
-            self.changed(message)
+    def play(self, lines: list[Line]) -> None:
+        if self.guarded(lambda: self.session.play(lines)):
+            self.changed()
 
-    def roll(self, ask: Roll) -> None:
+    def roll(self, ask: Roll, again: bool = False) -> None:
+        """A device roll; ``again``: anew, although an undone roll is offered (audited)."""
         try:
             lines = device_roll(self.session.game, self.session.state, ask, self.rng)
         except IllegalLine as err:
             self.message = str(err)
             return
         before, head = self.session.state, self.session.head
-        self.play(lines, rolled=True, message="; ".join(rolled_faces(ask, line) for line in lines))
+        if self.guarded(lambda: self.session.play(lines, rolled=True, again=again)):
+            self.changed("; ".join(rolled_faces(ask, line) for line in lines))
         if self.session.head != head:
             self.reveal(before, lines)
+
+    def use_again(self, ask: Roll) -> None:
+        """Log the undone device roll offered for this prompt."""
+        before, head = self.session.state, self.session.head
+        if self.guarded(lambda: self.session.use_again(ask)):
+            entry = self.session.store.entry(self.session.gid, self.session.head)
+            lines = [Line.parse(text) for text in entry.lines] if entry else []
+            self.changed("; ".join(rolled_faces(ask, line) for line in lines))
+            if self.session.head != head:
+                self.reveal(before, lines)
 
     def reveal(self, before: Any, lines: list[Line]) -> None:
         """Show a stored roll of several lines: one by one (the setting), or all at once in
@@ -337,7 +353,7 @@ class PlayScreen(Screen):
         rolls = [a for a in (ask.answers if ask else ()) if isinstance(a, Roll)]
         if not rolls:
             self.message = "no dice are asked for now"
-        elif intent.kind == "roll":
-            self.roll(rolls[0])
+        elif intent.kind == "roll":  # an explicit roll: anew, audited, even if one was undone
+            self.roll(rolls[0], again=self.session.roll_again(rolls[0]) is not None)
         elif 1 <= intent.value <= 9:
             self.enter_faces(rolls[0], intent.value)
