@@ -19,6 +19,7 @@ from companion.dice import chained, device_roll
 from companion.games import GAMES
 from companion.games.base import Line, Roll
 from companion.record import Replayed, replay_text, summary
+from companion.salvage import carry_games
 from companion.session import Session
 from companion.store import Store
 from companion.ui.driver import Driver
@@ -339,3 +340,26 @@ def test_on_the_box_the_roll_comes_back_after_a_restart(tmp_path: pathlib.Path) 
     box.press("select")
     assert box.app.session is not None and box.app.session.store.entry(box.app.session.gid, 1) == rolled
     box.close()
+
+
+def test_salvage_carries_the_dice_audit(tmp_path: pathlib.Path) -> None:
+    old = Store(str(tmp_path / "old.sqlite"))
+    table = play_to_roll(old, CASES[1])
+    table.session.undo()
+    made = old.rolls(table.session.gid)
+    old.close()
+    fresh = Store(str(tmp_path / "new.sqlite"))
+    assert carry_games(tmp_path / "old.sqlite", fresh) == (1, 1)
+    assert fresh.rolls(table.session.gid) == made
+    assert Session(fresh, table.session.gid).roll_again(table.ask) == ("6",)
+    fresh.close()
+
+
+def test_salvage_of_a_store_from_before_the_audit_carries_its_games(tmp_path: pathlib.Path) -> None:
+    old = Store(str(tmp_path / "old.sqlite"))
+    play_to_roll(old, CASES[1])
+    old.db.execute("DROP TABLE rolls")  # as an older companion left it
+    old.close()
+    fresh = Store(str(tmp_path / "new.sqlite"))
+    assert carry_games(tmp_path / "old.sqlite", fresh) == (1, 1)
+    fresh.close()
