@@ -59,6 +59,9 @@ class Session:
         self._recent: deque[tuple[int, Any]] = deque(maxlen=RECENT)
         self._checkpoints: dict[int, Any] = {0: self.state}
         self._spacing = 64
+        #: The state before the latest entry logged (not redone) and its lines, so that a
+        #: screen can say what it did; ``None`` after undo or redo.
+        self.played: tuple[Any, tuple[Line, ...]] | None = None
         self._goto(row.head)
 
     @classmethod
@@ -78,6 +81,13 @@ class Session:
 
     def over(self) -> bool:
         return self.game.over(self.state)
+
+    def results(self) -> tuple[str, ...]:
+        """What the latest entry logged did, in words (the game's events); () after undo."""
+        if self.played is None:
+            return ()
+        before, lines = self.played
+        return self.game.events(before, self.state, lines)
 
     def summary(self) -> dict[str, Any]:
         """The records.md summary of where the game stands."""
@@ -196,15 +206,18 @@ class Session:
             state = self.game.apply(state, line)
         texts = [str(x) for x in lines]
         over, winners = self.game.over(state), self.game.winners(state)
+        played = (self.state, tuple(lines))
         redo = self.redo_entry()
         if redo is not None and redo.lines == tuple(texts):
             self.store.move_head(self.gid, redo.seq, over, winners, made)
             self._advance(redo.seq, state)
+            self.played = played
             return
         head = self.store.push(self.gid, texts, rolled, over, winners, made)
         # Checkpoints past an undo point belong to the dropped branch.
         self._checkpoints = {k: v for k, v in self._checkpoints.items() if k < head}
         self._advance(head, state)
+        self.played = played
 
     def undo(self) -> None:
         """Step back one entry (it stays on the redo stack)."""
@@ -214,6 +227,7 @@ class Session:
         state = self._state_at(target)
         self.store.move_head(self.gid, target, self.game.over(state), self.game.winners(state))
         self.head, self.state = target, state
+        self.played = None
 
     def redo(self) -> None:
         """Bring back the entry that was last undone."""
@@ -225,6 +239,7 @@ class Session:
             state = self.game.apply(state, Line.parse(text))
         self.store.move_head(self.gid, entry.seq, self.game.over(state), self.game.winners(state))
         self._advance(entry.seq, state)
+        self.played = None
 
     def abandon(self) -> None:
         """Set the game aside for good (kept in the store, not offered for resume)."""

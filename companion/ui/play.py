@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -20,7 +20,20 @@ from companion.dice import FAIR, device_roll
 from companion.games.base import TABLE, Answer, Choice, Field, Form, Grid, IllegalLine, Line, Prompt, Roll
 from companion.session import Session
 from companion.ui.board import BoardScreen
-from companion.ui.draw import HEADER, HEIGHT, WHITE, WIDTH, arrows, header, label_and_hint, notice, text
+from companion.ui.draw import (
+    BLACK,
+    HEADER,
+    HEIGHT,
+    WHITE,
+    WIDTH,
+    arrows,
+    header,
+    label_and_hint,
+    length,
+    notice,
+    text,
+    wrap,
+)
 from companion.ui.figures import Views, corner
 from companion.ui.games import cell_width, painter, panel, roll_picture, views
 from companion.ui.intents import Intent
@@ -30,6 +43,41 @@ from companion.ui.widgets import Host, Item, Menu, Numbers, Page, Preview, Scree
 PANEL = (0, HEADER + 1, WIDTH - 1, HEADER + 20)
 QUESTION_BASELINE = 45
 OPTION_TOP = 49
+RESULT_SECONDS = 2.0  # an entry's result stays this long, or until the next press
+
+
+def result_line(events: Sequence[str]) -> str:
+    """An entry's results, most important first, as many as the result banner holds.
+
+    >>> result_line(["Cat crushed at c4 r6", "Ann to c2 r1"])
+    'Cat crushed at c4 r6; Ann to c2 r1'
+    """
+    shown = ""
+    for event in events:
+        trial = f"{shown}; {event}" if shown else event
+        if shown and len(result_rows(trial)[1]) > 2:
+            break
+        shown = trial
+    return shown[:1].upper() + shown[1:]
+
+
+def result_rows(words: str) -> tuple[int, list[str]]:
+    """The type size and lines of a result: one line as large as fits, else two small ones."""
+    for size in (12, 11):
+        if length(words, size) <= WIDTH - 4:
+            return size, [words]
+    return 10, wrap(words, 10)
+
+
+def result_banner(draw: ImageDraw.ImageDraw, words: str) -> None:
+    """An entry's result, dark on lit, over the figures panel it speaks of (the question
+    and the answer under the cursor stay in view)."""
+    top, bottom = PANEL[1], PANEL[3]
+    draw.rectangle((0, top, WIDTH - 1, bottom), fill=WHITE)
+    size, rows = result_rows(words)
+    baselines = [top + 14] if len(rows) == 1 else [top + 8, top + 17]
+    for baseline, row in zip(baselines, rows):
+        text(draw, (2, baseline), row, size, BLACK)
 
 
 def describe(lines: list[str]) -> str:
@@ -51,6 +99,10 @@ class PlayScreen(Screen):
         self.one_by_one = one_by_one
         self.cursor = 0
         self.message = ""
+        #: What the latest entry did, in words, until the next press or RESULT_SECONDS.
+        self.result = ""
+        self.result_until: float | None = None
+        self._told: object = None  # the session's entry that ``result`` tells
         self._items: list[Item] | None = None
         self.seats = ai.seats_of(session.store.game(session.gid).header)  # the companion plays
         self._advice: tuple[Any, ai.Advice | None] | None = None
@@ -103,9 +155,25 @@ class PlayScreen(Screen):
     # --- actions, each committed before the screen changes ---
 
     def changed(self, message: str = "") -> None:
+        """The game changed (here, or from a serial line): new answers; a newly logged
+        entry's result in words replaces ``message`` (which only echoes it)."""
         self._items = None
         self.cursor = 0
         self.message = message
+        played = self.session.played
+        if played is not None and played is not self._told:
+            self._told = played
+            self.result, self.result_until = result_line(self.session.results()), None
+            self.message = ""
+
+    def expire(self, now: float) -> float | None:
+        """The loop's time after each step: a result shown for RESULT_SECONDS goes. The
+        moment this screen next changes by itself, if any."""
+        if self.result and self.result_until is None:
+            self.result_until = now + RESULT_SECONDS
+        elif self.result and self.result_until is not None and now >= self.result_until:
+            self.result = ""
+        return self.result_until if self.result else None
 
     def guarded(self, act: Callable[[], Any]) -> bool:
         """Run a session change; a refusal or a storage failure becomes the message."""
@@ -315,6 +383,8 @@ class PlayScreen(Screen):
             move = self.companion_move(ask)
             question = f"Companion: {move.label}" if move else ask.question
         panel(self.session.game.id)(draw, summary, PANEL)
+        if self.result:
+            result_banner(draw, self.result)
         if self.message:  # a long one (a refusal's reason) takes a second line, over the panel
             notice(draw, QUESTION_BASELINE, self.message)
         else:
@@ -332,6 +402,7 @@ class PlayScreen(Screen):
         kind = intent.kind
         items = self.items()
         self.message = ""
+        self.result = ""
         if kind == "up" and items:
             self.cursor = (self.cursor - 1) % len(items)
         elif kind == "down" and items:
