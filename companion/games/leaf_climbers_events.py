@@ -9,7 +9,7 @@ change of state, most important first (the engine's :meth:`events`).
 >>> for line in lines:
 ...     after = game.apply(after, line)
 >>> events(s, after, lines)
-('d20 2: leaves over Ann, Bob', 'leaves on c1 r1, c6 r6')
+('d20 2', 'leaves on c1 r1, c6 r6', 'Ann, Bob under a leaf')
 """
 
 from __future__ import annotations
