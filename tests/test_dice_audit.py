@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from companion.dice import chained, device_roll
+from companion.dice import device_roll
 from companion.games import GAMES
 from companion.games.base import Line, Roll
 from companion.record import Replayed, replay_text, summary
@@ -24,42 +24,11 @@ from companion.session import Session
 from companion.store import Store
 from companion.ui.driver import Driver
 from companion.ui.play import PlayScreen
+from tests.entries import entries_of
 from tests.harness import Harness
 from tests.playout import answer
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One confirmed entry of a golden game: its lines, and the roll it answers (if any)."""
-
-    lines: tuple[Line, ...]
-    roll: Roll | None
-
-
-def entries_of(replayed: Replayed) -> list[Entry]:
-    """The golden game cut into entries as the box logs them: a roll and the rolls chained
-    after it (all sixes, a round's leaves) are one entry, as one device roll would be."""
-    game = replayed.header.game
-    state = replayed.header.start()
-    out: list[Entry] = []
-    lines = list(replayed.actions)
-    while lines:
-        line = lines.pop(0)
-        ask = game.prompt(state)
-        roll = next((a for a in (ask.answers if ask else ()) if isinstance(a, Roll)
-                     and (a.actor, a.verb) == (line.actor, line.verb)), None)
-        state = game.apply(state, line)
-        chunk = [line]
-        while roll is not None and lines:
-            more = chained(game, state, roll.actor)
-            if more is None or (more.actor, more.verb) != (lines[0].actor, lines[0].verb):
-                break
-            chunk.append(lines.pop(0))
-            state = game.apply(state, chunk[-1])
-        out.append(Entry(tuple(chunk), roll))
-    return out
 
 
 def golden(game_id: str, name: str) -> Replayed:

@@ -67,7 +67,7 @@ def crushes(before: State, after: State) -> list[str]:
 def landed(before: State, after: State) -> str:
     """The leaves of the round land: how many squares rose."""
     rose = sum(1 for x, y in zip(before.elevation, after.elevation) if y > x)
-    return f"leaves land: {rose} square{'s' if rose != 1 else ''} rise" if rose else "no leaves land"
+    return f"leaves land: {rose} square{'s rise' if rose != 1 else ' rises'}" if rose else "no leaves land"
 
 
 def dropping(before: State, after: State, lines: Sequence[Line]) -> list[str]:

@@ -25,7 +25,7 @@ def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...
     if line.verb == "finish":
         home = after.finished[seat]
         if after.winner is not None:
-            return (f"{name} wins: all {home} lemmings home!",)
+            return (f"{name} wins: {'lemming' if home == 1 else f'all {home} lemmings'} home!",)
         return (f"{name}'s lemming home: {home}/{after.lemmings}",)
     if line.verb == "refill":
         said = [f"{name} refills: {after.hands[seat]} cards"]

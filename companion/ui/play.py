@@ -54,11 +54,11 @@ def result_line(events: Sequence[str]) -> str:
     """
     shown = ""
     for event in events:
-        trial = f"{shown}; {event}" if shown else event
+        trial = f"{shown}; {event}" if shown else event[:1].upper() + event[1:]
         if shown and len(result_rows(trial)[1]) > 2:
             break
         shown = trial
-    return shown[:1].upper() + shown[1:]
+    return shown
 
 
 def result_rows(words: str) -> tuple[int, list[str]]:
@@ -72,10 +72,10 @@ def result_rows(words: str) -> tuple[int, list[str]]:
 def result_banner(draw: ImageDraw.ImageDraw, words: str) -> None:
     """An entry's result, dark on lit, over the figures panel it speaks of (the question
     and the answer under the cursor stay in view)."""
-    top, bottom = PANEL[1], PANEL[3]
+    top, bottom = PANEL[1], PANEL[3] + 1  # a row of the question's gap: room for descenders
     draw.rectangle((0, top, WIDTH - 1, bottom), fill=WHITE)
     size, rows = result_rows(words)
-    baselines = [top + 14] if len(rows) == 1 else [top + 8, top + 17]
+    baselines = [top + 14] if len(rows) == 1 else [top + 9, top + 19]
     for baseline, row in zip(baselines, rows):
         text(draw, (2, baseline), row, size, BLACK)
 
