@@ -332,3 +332,24 @@ def test_salvage_of_a_store_from_before_the_audit_carries_its_games(tmp_path: pa
     fresh = Store(str(tmp_path / "new.sqlite"))
     assert carry_games(tmp_path / "old.sqlite", fresh) == (1, 1)
     fresh.close()
+
+
+def test_on_the_box_a_shake_or_r_after_undo_is_an_explicit_audited_roll(tmp_path: pathlib.Path) -> None:
+    box = Harness(tmp_path)
+    driver = Driver(box.app, lambda intent: box.intent(intent.kind, intent.value))
+    driver.new_game(golden("microbot-racers", "spec-example").header)
+    box.intent("roll")  # the first roll: nothing undone, a plain device roll
+    undo_on_the_box(box)
+    screen = box.app.top
+    assert isinstance(screen, PlayScreen)
+    labels = [item.label for item in screen.items()]
+    assert labels[0].startswith("Use ") and labels[1] == "Roll again"  # the explicit second choice
+    box.intent("roll")
+    session = box.app.session
+    assert session is not None
+    made = session.store.rolls(session.gid)
+    assert [roll.again for roll in made] == [False, True]
+    record = session.record().splitlines()
+    assert any(line.startswith("# undone: table roll") for line in record)
+    assert any("# rolled again by the companion" in line for line in record)
+    box.close()
