@@ -24,7 +24,7 @@ from companion.session import Session
 from companion.store import Store
 from companion.ui.driver import Driver
 from companion.ui.play import PlayScreen
-from tests.entries import entries_of
+from tests.entries import Entry, entries_of
 from tests.harness import Harness
 from tests.playout import answer
 

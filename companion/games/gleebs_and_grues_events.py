@@ -20,10 +20,10 @@ from companion.games.gleebs_and_grues import (
     MOVE,
     OVER,
     PLACE,
+    State,
     can_move_gleeb,
     pips,
     square,
-    State,
 )
 
 

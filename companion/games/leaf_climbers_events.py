@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from companion.games.base import Line
-from companion.games.leaf_climbers import State, Square, square_name
+from companion.games.leaf_climbers import Square, State, square_name
 
 SHOWN_LEAVES = 3  # beyond this many, leaves are counted rather than named
 

@@ -20,20 +20,7 @@ from companion.dice import FAIR, device_roll
 from companion.games.base import TABLE, Answer, Choice, Field, Form, Grid, IllegalLine, Line, Prompt, Roll
 from companion.session import Session
 from companion.ui.board import BoardScreen
-from companion.ui.draw import (
-    BLACK,
-    HEADER,
-    HEIGHT,
-    WHITE,
-    WIDTH,
-    arrows,
-    header,
-    label_and_hint,
-    length,
-    notice,
-    text,
-    wrap,
-)
+from companion.ui.draw import BLACK, HEADER, HEIGHT, WHITE, WIDTH, arrows, header, label_and_hint, length, notice, text, wrap
 from companion.ui.figures import Views, corner
 from companion.ui.games import cell_width, painter, panel, roll_picture, views
 from companion.ui.intents import Intent
