@@ -14,7 +14,6 @@ from companion.games import GAMES
 from companion.games.base import Line
 from companion.record import Header, replay_text
 from companion.session import Session
-from companion.store import Store
 from companion.ui.draw import WIDTH, length
 from companion.ui.driver import Driver
 from companion.ui.play import RESULT_SECONDS, PlayScreen, result_line, result_rows
@@ -250,13 +249,18 @@ def test_the_result_shows_after_the_entry_and_goes_after_about_two_seconds(tmp_p
     box.close()
 
 
-def test_the_next_press_clears_the_result(tmp_path: pathlib.Path) -> None:
-    box = Harness(tmp_path)
-    replayed = replay_text(MICROBOT + "Ann hazard\nAnn roll 2\nBob do move-2\n")
+def open_at(box: Harness, record: str) -> None:
+    """Store the record's lines as entries and open the game on the box."""
+    replayed = replay_text(record)
     session = Session.new(box.store, replayed.header)
     for line in replayed.actions:
         session.play([line])
     box.app.open(session.gid)
+
+
+def test_the_next_press_clears_the_result(tmp_path: pathlib.Path) -> None:
+    box = Harness(tmp_path)
+    open_at(box, MICROBOT + "Ann hazard\nAnn roll 2\nBob do move-2\n")
     screen = box.app.top
     assert isinstance(screen, PlayScreen)
     screen.check(Line.parse("Bob impact robot"))  # as if chosen on the screen
@@ -269,11 +273,7 @@ def test_the_next_press_clears_the_result(tmp_path: pathlib.Path) -> None:
 
 def test_a_failed_check_is_said_in_words_not_only_by_a_hollow_pip(tmp_path: pathlib.Path) -> None:
     box = Harness(tmp_path)
-    replayed = replay_text(MICROBOT + "Ann hazard\n")
-    session = Session.new(box.store, replayed.header)
-    for line in replayed.actions:
-        session.play([line])
-    box.app.open(session.gid)
+    open_at(box, MICROBOT + "Ann hazard\n")
     Driver(box.app, lambda intent: box.intent(intent.kind, intent.value)).line(Line.parse("Ann roll 6"))
     assert box.app.session is not None and box.app.session.summary()["health"]["Ann"] == 5
     assert shows_result(box, "Ann 6: hazard failed, health 5")
@@ -281,13 +281,10 @@ def test_a_failed_check_is_said_in_words_not_only_by_a_hollow_pip(tmp_path: path
 
 
 def test_an_entry_from_a_serial_line_is_told_too(tmp_path: pathlib.Path) -> None:
-    store = Store(str(tmp_path / "s.sqlite"))
     box = Harness(tmp_path)
-    session = Session.new(box.store, Header(GAMES["quick-lemmings"], ("Ann", "Bob")))
-    box.app.open(session.gid)
+    open_at(box, "game quick-lemmings\nplayers Ann Bob\n")
     box.daemon.console.line(b"Ann play water 4")
     screen = box.app.top
     assert isinstance(screen, PlayScreen)
     assert screen.result == "Ann water 4: 4 points, new pile; lay a water tile"
     box.close()
-    store.close()
