@@ -249,6 +249,11 @@ def test_the_result_shows_after_the_entry_and_goes_after_about_two_seconds(tmp_p
     box.close()
 
 
+def undo_on_the_box(box: Harness) -> None:
+    box.long_press()
+    box.press("select")  # the game menu's first line: Undo
+
+
 def open_at(box: Harness, record: str) -> None:
     """Store the record's lines as entries and open the game on the box."""
     replayed = replay_text(record)
@@ -258,7 +263,7 @@ def open_at(box: Harness, record: str) -> None:
     box.app.open(session.gid)
 
 
-def test_the_next_press_clears_the_result(tmp_path: pathlib.Path) -> None:
+def test_a_press_leaves_the_result_its_time_and_an_undo_takes_it_away(tmp_path: pathlib.Path) -> None:
     box = Harness(tmp_path)
     open_at(box, MICROBOT + "Ann hazard\nAnn roll 2\nBob do move-2\n")
     screen = box.app.top
@@ -266,8 +271,10 @@ def test_the_next_press_clears_the_result(tmp_path: pathlib.Path) -> None:
     screen.check(Line.parse("Bob impact robot"))  # as if chosen on the screen
     box.daemon.refresh()
     assert screen.result == "Bob hit Ann: health 5 and 5"
-    box.press("down")
-    assert screen.result == ""
+    box.press("down")  # looking through the answers: the result stays its 2 s
+    assert shows_result(box, "Bob hit Ann: health 5 and 5")
+    undo_on_the_box(box)
+    assert screen.result == "" and box.shows("Undone: Bob impact", 11)
     box.close()
 
 

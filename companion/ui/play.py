@@ -30,7 +30,7 @@ from companion.ui.widgets import Host, Item, Menu, Numbers, Page, Preview, Scree
 PANEL = (0, HEADER + 1, WIDTH - 1, HEADER + 20)
 QUESTION_BASELINE = 45
 OPTION_TOP = 49
-RESULT_SECONDS = 2.0  # an entry's result stays this long, or until the next press
+RESULT_SECONDS = 2.0  # an entry's result stays this long (or until the game changes again)
 
 
 def result_line(events: Sequence[str]) -> str:
@@ -86,7 +86,8 @@ class PlayScreen(Screen):
         self.one_by_one = one_by_one
         self.cursor = 0
         self.message = ""
-        #: What the latest entry did, in words, until the next press or RESULT_SECONDS.
+        #: What the latest entry did, in words, for RESULT_SECONDS (presses meanwhile leave
+        #: it: moving the cursor does not repaint it away; the next entry replaces it).
         self.result = ""
         self.result_until: float | None = None
         self._told: object = None  # the session's entry that ``result`` tells
@@ -152,6 +153,8 @@ class PlayScreen(Screen):
             self._told = played
             self.result, self.result_until = result_line(self.session.results()), None
             self.message = ""
+        else:  # an undo, a redo: the result of an entry no longer in force must not stay
+            self.result = ""
 
     def expire(self, now: float) -> float | None:
         """The loop's time after each step: a result shown for RESULT_SECONDS goes. The
@@ -389,7 +392,6 @@ class PlayScreen(Screen):
         kind = intent.kind
         items = self.items()
         self.message = ""
-        self.result = ""
         if kind == "up" and items:
             self.cursor = (self.cursor - 1) % len(items)
         elif kind == "down" and items:
