@@ -3,7 +3,7 @@
 Every change is one transaction, committed durably before it returns, so that what the
 screen shows next is already on disk. An *entry* is what one confirmation logged (one or
 more record lines); ``head`` counts the entries in force, and entries past ``head`` are the
-redo stack.
+redo stack. Beside them the dice audit keeps every device roll made, undone ones included.
 
 >>> store = Store(":memory:")
 >>> gid = store.create("microbot-racers", ["game microbot-racers", "players Ann Bob"])
