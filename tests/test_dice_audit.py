@@ -305,7 +305,9 @@ def test_on_the_box_the_roll_comes_back_after_a_restart(tmp_path: pathlib.Path) 
     assert isinstance(screen, PlayScreen)
     first = screen.items()[0].label
     drop = rolled.lines[0].split()[-1]
-    assert first.startswith(f"Use {drop}, ")  # the d20 then each leaf, as rolled
+    assert first.startswith(f"Use {drop}, ")  # the d20, then its leaves as rolled
+    if len(rolled.lines) > 2:
+        assert first == f"Use {drop}, ... again"  # too many to list on one line
     box.press("select")
     assert box.app.session is not None and box.app.session.store.entry(box.app.session.gid, 1) == rolled
     box.close()

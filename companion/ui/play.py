@@ -126,7 +126,8 @@ class PlayScreen(Screen):
             out = []
             again = self.session.roll_again(answer)
             if again is not None:  # undo is never a free re-roll: the same faces come first
-                out.append(Item(f"{mark}Use {', '.join(again)} again", lambda: self.use_again(answer),
+                faces = ", ".join(again) if len(again) <= 2 else f"{again[0]}, ..."  # a d20's leaves
+                out.append(Item(f"{mark}Use {faces} again", lambda: self.use_again(answer),
                                 "undone roll"))
                 out.append(Item(mark + "Roll again", lambda: self.roll(answer, again=True),
                                 "kept in the log"))
