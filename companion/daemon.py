@@ -98,6 +98,7 @@ class Daemon:
         for intent in intents:
             self.press(intent, now)
         self.care(now)
+        self.app.tick(now)
         if self.watchdog is not None and now - self.last_watchdog >= self.watchdog:
             notify("WATCHDOG=1")
             self.last_watchdog = now
@@ -167,4 +168,7 @@ class Daemon:
             times.append(self.last_watchdog + self.watchdog)
         if self.output.retry_at is not None:
             times.append(self.output.retry_at)
+        shown_until = self.app.deadline()  # a result line that goes after a while
+        if shown_until is not None:
+            times.append(shown_until)
         return min(times) if times else None

@@ -17,7 +17,7 @@ import sqlite3
 import time
 
 from companion.record import RecordError, Replayer, UnreadableRecord
-from companion.store import Entry, GameRow, Store, primary
+from companion.store import Entry, GameRow, MadeRoll, Store, primary
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +50,10 @@ def open_store(path: str) -> tuple[Store, str]:
             if primary(err) not in DAMAGED:
                 raise
             return salvage(path, str(err))
+        except UnicodeDecodeError as err:  # garbled text where SQLite keeps the schema
+            if store is not None:
+                store.close()
+            return salvage(path, f"unreadable text in the store ({err.reason})")
         if not finding:
             return store, ""
         store.close()
@@ -125,11 +129,20 @@ def carry_games(aside: pathlib.Path, store: Store) -> tuple[int, int]:
                 continue
             trusted = readable_entries(damaged, row) if row.id == gid else None
             if trusted is not None:
-                store.carry(*trusted)
+                store.carry(*trusted, readable_rolls(damaged, gid))
                 carried += 1
         return carried, len(ids)
     finally:
         damaged.close()
+
+
+def readable_rolls(damaged: Store, gid: int) -> list[MadeRoll]:
+    """The game's dice audit, or none of it if it cannot all be read (it is a record of
+    what was rolled, not part of the game: the game is carried without it)."""
+    try:
+        return damaged.rolls(gid)
+    except UNREADABLE:
+        return []
 
 
 def readable_entries(damaged: Store, row: GameRow) -> tuple[GameRow, list[Entry]] | None:

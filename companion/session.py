@@ -28,9 +28,10 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
+from companion.dice import chained
 from companion.games.base import Game, IllegalLine, Line, Prompt, Roll
 from companion.record import Header, format_record, replay_text, summarise
-from companion.store import Entry, Store
+from companion.store import Entry, MadeRoll, Store
 
 RECENT = 32  # states kept for instant undo
 CHECKPOINTS = 16  # at most this many older states, spread evenly over the game
@@ -58,6 +59,9 @@ class Session:
         self._recent: deque[tuple[int, Any]] = deque(maxlen=RECENT)
         self._checkpoints: dict[int, Any] = {0: self.state}
         self._spacing = 64
+        #: The state before the latest entry logged (not redone) and its lines, so that a
+        #: screen can say what it did; ``None`` after undo or redo.
+        self.played: tuple[Any, tuple[Line, ...]] | None = None
         self._goto(row.head)
 
     @classmethod
@@ -78,51 +82,121 @@ class Session:
     def over(self) -> bool:
         return self.game.over(self.state)
 
+    def results(self) -> tuple[str, ...]:
+        """What the latest entry logged did, in words (the game's events); () after undo."""
+        if self.played is None:
+            return ()
+        before, lines = self.played
+        return self.game.events(before, self.state, lines)
+
     def summary(self) -> dict[str, Any]:
         """The records.md summary of where the game stands."""
         return summarise(self.game, self.players, self.state)
 
     def record(self) -> str:
-        """The game's record up to now, device rolls marked by a comment."""
-        actions = [
-            f"{line}  # rolled by the companion" if entry.rolled else line
-            for entry in self.store.entries(self.gid, self.head)
-            for line in entry.lines
-        ]
-        return format_record(self.header, actions)
+        """The game's record up to now, device rolls marked by a comment, and every undone
+        device roll written as a comment where it was made (the dice audit), so that the
+        record replays the same and the table sees every roll.
+
+        >>> from companion.store import Store
+        >>> from companion.games import game_by_id
+        >>> s = Session.new(Store(":memory:"), Header(game_by_id("microbot-racers"), ("Ann", "Bob")))
+        >>> s.play([Line("table", "roll", ("6", "2"))], rolled=True)
+        >>> s.undo()
+        >>> s.play([Line("table", "roll", ("1", "2"))])
+        >>> print(s.record(), end="")
+        game microbot-racers
+        players Ann Bob
+        # undone: table roll 6 2
+        table roll 1 2
+        """
+        return format_record(self.header, audited_lines(self.store, self.gid, self.head))
+
 
     def redo_entry(self) -> Entry | None:
         """The entry that redo would bring back."""
         return self.store.entry(self.gid, self.head + 1)
 
     def roll_again(self, ask: Roll) -> tuple[str, ...] | None:
-        """The faces of an undone device roll for this same prompt, offered first.
+        """The faces (one string per line) of an undone device roll for this same prompt.
 
-        Undo is never a free re-roll: when the prompt that a device roll answered comes back,
-        its faces are the first choice (as redo). Rolling anew is a separate choice.
+        Undo is never a free re-roll, at any depth: when the prompt that a device roll
+        answered comes back at the same place in the record, its faces are the first choice,
+        even once the redo stack is gone. Rolling anew is a separate, audited choice.
         """
-        entry = self.redo_entry()
-        if entry is None or not entry.rolled:
+        lines = self.undone_roll(ask)
+        if lines is None:
             return None
-        first = Line.parse(entry.lines[0])
-        if (first.actor, first.verb) != (ask.actor, ask.verb):
-            return None
-        return tuple(" ".join(Line.parse(text).args) for text in entry.lines)
+        return tuple(" ".join(Line.parse(text).args[len(ask.prefix):]) for text in lines)
+
+    def undone_roll(self, ask: Roll) -> tuple[str, ...] | None:
+        """The lines of the latest undone device roll made for ``ask`` at this place in the
+        record that the rules still accept here in full; ``None`` if there is none."""
+        seq = self.head + 1
+        redo = self.redo_entry()
+        found = [roll.lines for roll in self.store.rolls(self.gid, seq)]
+        if redo is not None and redo.rolled:  # a game stored before the audit was kept
+            found.append(redo.lines)
+        for lines in reversed(found):
+            if self._answers(ask, lines):
+                return lines
+        return None
+
+    def _answers(self, ask: Roll, lines: tuple[str, ...]) -> bool:
+        """Whether ``lines`` are a whole device roll for ``ask`` from the current state."""
+        try:
+            parsed = [Line.parse(text) for text in lines]
+            first = parsed[0]
+            if ((first.actor, first.verb) != (ask.actor, ask.verb)
+                    or first.args[:len(ask.prefix)] != ask.prefix
+                    or len(first.args) != len(ask.prefix) + len(ask.sides)):
+                return False
+            state = self.state
+            for line in parsed:
+                state = self.game.apply(state, line)
+        except IllegalLine:
+            return False
+        return chained(self.game, state, ask.actor) is None  # not a roll cut short
 
     # --- changing ---
 
-    def play(self, lines: Sequence[Line], rolled: bool = False) -> None:
-        """Apply one confirmed entry and commit it; IllegalLine changes nothing."""
+    def play(self, lines: Sequence[Line], rolled: bool = False, again: bool = False) -> None:
+        """Apply one confirmed entry and commit it; IllegalLine changes nothing.
+
+        ``rolled``: the device has just rolled these lines; they are also kept in the dice
+        audit (``again``: rolled anew although an undone roll was offered). An entry equal to
+        the next one on the redo stack is a redo: the stack stays.
+        """
+        made = MadeRoll(self.head + 1, tuple(str(x) for x in lines), again) if rolled else None
+        self._enter(lines, rolled, made)
+
+    def use_again(self, ask: Roll) -> None:
+        """Log the undone device roll that :meth:`roll_again` offers (not a new roll)."""
+        lines = self.undone_roll(ask)
+        if lines is None:
+            raise NothingToRedo("no undone roll to use again here")
+        self._enter([Line.parse(text) for text in lines], True, None)
+
+    def _enter(self, lines: Sequence[Line], rolled: bool, made: MadeRoll | None) -> None:
         if not lines:
             raise IllegalLine("nothing to log")
         state = self.state
         for line in lines:
             state = self.game.apply(state, line)
-        head = self.store.push(self.gid, [str(x) for x in lines], rolled,
-                               self.game.over(state), self.game.winners(state))
+        texts = [str(x) for x in lines]
+        over, winners = self.game.over(state), self.game.winners(state)
+        played = (self.state, tuple(lines))
+        redo = self.redo_entry()
+        if redo is not None and redo.lines == tuple(texts):
+            self.store.move_head(self.gid, redo.seq, over, winners, made)
+            self._advance(redo.seq, state)
+            self.played = played
+            return
+        head = self.store.push(self.gid, texts, rolled, over, winners, made)
         # Checkpoints past an undo point belong to the dropped branch.
         self._checkpoints = {k: v for k, v in self._checkpoints.items() if k < head}
         self._advance(head, state)
+        self.played = played
 
     def undo(self) -> None:
         """Step back one entry (it stays on the redo stack)."""
@@ -132,6 +206,7 @@ class Session:
         state = self._state_at(target)
         self.store.move_head(self.gid, target, self.game.over(state), self.game.winners(state))
         self.head, self.state = target, state
+        self.played = None
 
     def redo(self) -> None:
         """Bring back the entry that was last undone."""
@@ -143,6 +218,7 @@ class Session:
             state = self.game.apply(state, Line.parse(text))
         self.store.move_head(self.gid, entry.seq, self.game.over(state), self.game.winners(state))
         self._advance(entry.seq, state)
+        self.played = None
 
     def abandon(self) -> None:
         """Set the game aside for good (kept in the store, not offered for resume)."""
@@ -184,3 +260,32 @@ class Session:
             for text in entry.lines:
                 state = self.game.apply(state, Line.parse(text))
             self._advance(entry.seq, state)
+
+
+def audited_lines(store: Store, gid: int, head: int) -> list[str]:
+    """A stored game's action lines up to ``head`` with the dice audit as comments: device
+    rolls marked, and every undone device roll where it was made (the phone view shows the
+    same lines as the export, without replaying the game)."""
+    entries = store.entries(gid, head)
+    made = store.rolls(gid)
+    forced = {entry.seq: roll_in_force(made, entry) for entry in entries if entry.rolled}
+    undone: dict[int, list[str]] = {}
+    for roll in made:
+        if roll not in forced.values():
+            place = min(roll.seq, head + 1)  # beyond the end: at the end
+            undone.setdefault(place, []).extend(f"# undone: {text}" for text in roll.lines)
+    actions: list[str] = []
+    for entry in entries:
+        actions += undone.pop(entry.seq, [])
+        kept = forced.get(entry.seq)
+        how = "" if not entry.rolled else "rolled again" if kept and kept.again else "rolled"
+        actions += [f"{line}  # {how} by the companion" if how else line for line in entry.lines]
+    actions += [line for place in sorted(undone) for line in undone[place]]
+    return actions
+
+
+def roll_in_force(made: Sequence[MadeRoll], entry: Entry) -> MadeRoll | None:
+    """The audit's roll that a rolled ``entry`` is: the latest made at its place with its
+    lines (``None`` for a game stored before the audit was kept)."""
+    found = [roll for roll in made if roll.seq == entry.seq and roll.lines == entry.lines]
+    return found[-1] if found else None

@@ -3,7 +3,7 @@
 Every change is one transaction, committed durably before it returns, so that what the
 screen shows next is already on disk. An *entry* is what one confirmation logged (one or
 more record lines); ``head`` counts the entries in force, and entries past ``head`` are the
-redo stack.
+redo stack. Beside them the dice audit keeps every device roll made, undone ones included.
 
 Every change also gives its game the next number of a store-wide sequence (``touched``):
 "most recent" means the highest number, never the latest time, because a Pi's clock can
@@ -58,6 +58,19 @@ CREATE TABLE IF NOT EXISTS entries (
     PRIMARY KEY (game, seq)
 ) WITHOUT ROWID;
 """
+# The dice audit: every device roll made, undone ones included, so that undo is never a free
+# re-roll (the roll's prompt offers its faces again) and an export shows every roll made.
+# A new table: part of the schema (CREATE TABLE IF NOT EXISTS), so it needs no migration step.
+ROLLS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS rolls (
+    game INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    n INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    lines TEXT NOT NULL,
+    again INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (game, n)
+) WITHOUT ROWID;
+"""
 # SCHEMA is version 0 of the store and stays as it is; MIGRATIONS (below the class) bring
 # any store, new or old, up to date on opening. A new table needs no step: add it to SCHEMA
 # with CREATE TABLE IF NOT EXISTS. A change to an existing table (a column, an index, data
@@ -77,6 +90,18 @@ class Entry:
     seq: int
     lines: tuple[str, ...]
     rolled: bool
+
+
+@dataclass(frozen=True)
+class MadeRoll:
+    """One device roll, in force or undone: the entry position it answered, its lines, and
+    whether it was rolled again while an undone roll was offered. ``n`` counts the game's
+    rolls in the order they were made (the store numbers them)."""
+
+    seq: int
+    lines: tuple[str, ...]
+    again: bool = False
+    n: int = 0
 
 
 @dataclass(frozen=True)
@@ -115,7 +140,7 @@ class Store:
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.row_factory = sqlite3.Row
             try:
-                self.db.executescript(SCHEMA)
+                self.db.executescript(SCHEMA + ROLLS_SCHEMA)
                 self._migrate()
             except sqlite3.OperationalError as err:
                 # A file opened read-only (a damaged store set aside, read for salvage) is
@@ -196,20 +221,44 @@ class Store:
         return cur.lastrowid
 
     def push(self, gid: int, lines: Sequence[str], rolled: bool, over: bool,
-             winners: Sequence[str]) -> int:
-        """Append an entry after ``head``, dropping the redo stack; the new head."""
+             winners: Sequence[str], made: MadeRoll | None = None) -> int:
+        """Append an entry after ``head``, dropping the redo stack; the new head.
+        ``made``: a device roll just made, kept in the dice audit in the same transaction."""
         with self._write() as db:
             head = self._head(db, gid) + 1
             db.execute("DELETE FROM entries WHERE game = ? AND seq >= ?", (gid, head))
             db.execute("INSERT INTO entries (game, seq, lines, rolled) VALUES (?, ?, ?, ?)",
                        (gid, head, "\n".join(lines), int(rolled)))
             self._move(db, gid, head, over, winners)
+            self._keep_roll(db, gid, made)
         return head
 
-    def move_head(self, gid: int, head: int, over: bool, winners: Sequence[str]) -> None:
-        """Undo or redo: only the position changes; the entries stay for redo."""
+    def move_head(self, gid: int, head: int, over: bool, winners: Sequence[str],
+                  made: MadeRoll | None = None) -> None:
+        """Undo or redo: only the position changes; the entries stay for redo.
+        ``made``: a device roll just made that equals the entry redone (kept in the audit)."""
         with self._write() as db:
             self._move(db, gid, head, over, winners)
+            self._keep_roll(db, gid, made)
+
+    def rolls(self, gid: int, seq: int | None = None) -> list[MadeRoll]:
+        """The game's device rolls in the order made (only those at entry ``seq``, if given)."""
+        sql = "SELECT n, seq, lines, again FROM rolls WHERE game = ?"
+        args: tuple[int, ...] = (gid,)
+        if seq is not None:
+            sql += " AND seq = ?"
+            args = (gid, seq)
+        rows = self.db.execute(sql + " ORDER BY n", args)
+        return [MadeRoll(seq, tuple(text.split("\n")), bool(again), n)
+                for n, seq, text, again in rows]
+
+    @staticmethod
+    def _keep_roll(db: sqlite3.Connection, gid: int, made: MadeRoll | None) -> None:
+        if made is None:
+            return
+        db.execute("INSERT INTO rolls (game, n, seq, lines, again) VALUES"
+                   " (?, (SELECT COALESCE(MAX(n), 0) + 1 FROM rolls WHERE game = ?), ?, ?, ?)",
+                   (gid, gid, made.seq, "\n".join(made.lines), int(made.again)))
 
     def set_status(self, gid: int, status: str) -> None:
         """Mark a game abandoned (or playing again)."""
@@ -218,9 +267,10 @@ class Store:
             db.execute(f"UPDATE games SET status = ?, {TOUCH} WHERE id = ?",
                        (status, now.when, now.synced, gid))
 
-    def carry(self, row: GameRow, entries: Sequence[Entry]) -> None:
+    def carry(self, row: GameRow, entries: Sequence[Entry], rolls: Sequence[MadeRoll] = ()) -> None:
         """Store a game read from a damaged store, under its own id and place in the order
-        (a game whose place is unknown comes next), in one transaction."""
+        (a game whose place is unknown comes next), with its dice audit when that could be
+        read, in one transaction."""
         with self._write() as db:
             db.execute(
                 "INSERT INTO games (id, game, header, created, updated, head, status, winners,"
@@ -232,6 +282,9 @@ class Store:
             for entry in entries:
                 db.execute("INSERT INTO entries (game, seq, lines, rolled) VALUES (?, ?, ?, ?)",
                            (row.id, entry.seq, "\n".join(entry.lines), int(entry.rolled)))
+            for made in rolls:
+                db.execute("INSERT INTO rolls (game, n, seq, lines, again) VALUES (?, ?, ?, ?, ?)",
+                           (row.id, made.n, made.seq, "\n".join(made.lines), int(made.again)))
 
     def game(self, gid: int) -> GameRow:
         """One game's bookkeeping; KeyError when there is no such game."""

@@ -169,7 +169,7 @@ def test_faces_answer_the_dice_prompt_as_if_typed_in(box: Box) -> None:
     assert not entry.rolled  # the table rolled these: undo then offers no "use again"
     assert box.state()["p1"] == "Ann"
     top = box.app.top
-    assert isinstance(top, PlayScreen) and top.message == "Ann 3, Bob 5"
+    assert isinstance(top, PlayScreen) and top.result == "Ann is P1: Ann 3, Bob 5"
 
 
 def test_one_die_at_a_time_fills_the_prompt_in_record_order(box: Box) -> None:

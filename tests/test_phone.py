@@ -453,3 +453,20 @@ def test_the_unit_with_the_phone_view_drop_in_stays_below_one_in_systemd_analyze
     assert "Sockets=companion-phone.socket" in unit and "PrivateNetwork=yes" in unit
     socket_unit = (ROOT / "systemd" / "companion-phone.socket").read_text()
     assert "IPAddressDeny=any" in socket_unit and "192.168.0.0/16" in socket_unit
+
+
+def test_the_record_marks_undone_device_rolls_as_the_export_does(box: Box) -> None:
+    from companion.games.base import Line
+    from tests.examples import HEADER
+
+    gid = store_game(box.harness.store, HEADER)
+    assert box.harness.app.open(gid)
+    live = box.harness.app.session
+    assert live is not None
+    live.play([Line.parse("table roll 6 2")], rolled=True)
+    live.undo()
+    live.play([Line.parse("table roll 1 2")])
+    box.harness.daemon.refresh()
+    lines = json.loads(box.get(box.page("record"))[1])
+    assert lines == ["table roll 1 2", "# undone: table roll 6 2"]  # newest first
+    assert lines[::-1] == live.record().splitlines()[2:]

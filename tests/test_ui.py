@@ -104,6 +104,7 @@ def test_a_restart_resumes_at_the_same_prompt(tmp_path: pathlib.Path) -> None:
     start_microbot(first)
     first.press("select")
     first.press("select")  # P1's first pick
+    first.wait(3)  # its result line has gone
     before = first.screen.tobytes()
     first.close()
     second = Harness(tmp_path)

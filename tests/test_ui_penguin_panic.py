@@ -114,6 +114,7 @@ def test_faces_entered_highlight_the_circles_they_allow(box: Harness) -> None:
     digits(box, 2, 6, 2)  # ability 6: three dice
     box.press("select")
     assert box.shows("Bob: place in", 11)
+    box.wait(3)  # the roll's result line has gone from over the panel
     assert [circle_filled(box, k) for k in range(1, 6)] == [False, True, False, False, False]
     assert box.shows("circle 2")
     box.press("down")
@@ -124,6 +125,7 @@ def test_a_six_with_ability_1_lights_every_circle(box: Harness) -> None:
     open_game(box, *WILD, players=("Ann", "Bob", "Cat"))
     digits(box, 6, 2)
     box.press("select")
+    box.wait(3)
     assert all(circle_filled(box, k) for k in range(1, 6))
 
 

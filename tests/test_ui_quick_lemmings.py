@@ -88,6 +88,7 @@ def test_after_a_new_pile_the_points_and_the_tile_are_shown_large(box: Harness) 
     start_three(box)
     play_card(box, "mountain", 3)
     assert box.shows("Bob")  # the turn has passed
+    box.wait(3)  # the result line has gone from over the panel
     assert box.shows("3", 20) and box.shows("pts", 10)
     assert box.shows("lay mountain", 12)
     assert box.shows("Ann: mountain 3", 9)  # whose points they are
@@ -96,6 +97,7 @@ def test_after_a_new_pile_the_points_and_the_tile_are_shown_large(box: Harness) 
 def test_a_card_that_joins_a_pile_scores_the_pile_and_lays_no_tile(box: Harness) -> None:
     open_game(box, "Ann play water 4", "Bob play water 4", "Cat play water 3", "Ann play water 2")
     play_card(box, "water", 1)
+    box.wait(3)
     assert box.shows("14", 20)  # 4 + 4 + 3 + 2 + 1
     assert box.shows("no tile", 12)
     assert box.shows("Bob: water 1", 9)
@@ -126,6 +128,7 @@ def test_a_refill_says_what_it_draws_and_the_panel_shows_the_hand(box: Harness) 
     assert box.shows("Refill, drop 2") and box.shows("draw 4", 10)
     box.press("select")
     assert logged(box) == ["Ann refill 2"]
+    box.wait(3)
     assert box.shows("Bob: hand 5, draw pile 31", 10)
 
 

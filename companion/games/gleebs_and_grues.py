@@ -19,7 +19,7 @@ with gleebs under it, and a free grue is a stack of just that grue.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import permutations
 from typing import Any, ClassVar
@@ -369,6 +369,12 @@ class GleebsAndGrues(Game[State]):
         if state.step != OVER or state.winner is None:
             return ()
         return (state.players[state.winner],)
+
+    def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
+        # Beside the rules, in a module of its own, loaded the first time a result is shown.
+        from companion.games.gleebs_and_grues_events import events
+
+        return events(before, after, lines)
 
     def details(self, state: State) -> dict[str, Any]:
         board = state.board

@@ -23,7 +23,7 @@ any step down costs 2.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -219,6 +219,12 @@ class LeafClimbers(Game[State]):
 
     def winners(self, state: State) -> tuple[str, ...]:
         return tuple(state.players[seat] for seat in state.winners) if self.over(state) else ()
+
+    def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
+        # Beside the rules, in a module of its own, loaded the first time a result is shown.
+        from companion.games.leaf_climbers_events import events
+
+        return events(before, after, lines)
 
     def details(self, state: State) -> dict[str, Any]:
         names = state.players

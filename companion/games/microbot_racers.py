@@ -12,7 +12,7 @@ The track stays on the table; the engine keeps everything that changes tracked s
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -229,6 +229,12 @@ class MicrobotRacers(Game[State]):
         if state.phase != "over" or state.winner is None:
             return ()
         return (state.players[state.winner],)
+
+    def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
+        # Beside the rules, in a module of its own, loaded the first time a result is shown.
+        from companion.games.microbot_racers_events import events
+
+        return events(before, after, lines)
 
     def details(self, state: State) -> dict[str, Any]:
         names = state.players

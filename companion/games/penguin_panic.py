@@ -17,7 +17,7 @@ Penguins are anonymous except escapees, whose colour is logged when they escape.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -322,6 +322,12 @@ class PenguinPanic(Game[State]):
         best = max(state.order, key=lambda seat: (
             set_score(state.escaped[seat]), sum(state.escaped[seat]), -state.order.index(seat)))
         return (state.players[best],)
+
+    def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
+        # Beside the rules, in a module of its own, loaded the first time a result is shown.
+        from companion.games.penguin_panic_events import events
+
+        return events(before, after, lines)
 
     def details(self, state: State) -> dict[str, Any]:
         names = state.players

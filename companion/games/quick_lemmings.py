@@ -14,7 +14,7 @@ discarded since the last reshuffle), so that it can refuse a card nobody can hol
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -211,6 +211,12 @@ class QuickLemmings(Game[State]):
 
     def winners(self, state: State) -> tuple[str, ...]:
         return () if state.winner is None else (state.players[state.winner],)
+
+    def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
+        # Beside the rules, in a module of its own, loaded the first time a result is shown.
+        from companion.games.quick_lemmings_events import events
+
+        return events(before, after, lines)
 
     def details(self, state: State) -> dict[str, Any]:
         names = state.players

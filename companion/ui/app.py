@@ -118,6 +118,16 @@ class App:
             link_marks(image, [self.links[name] for name in sorted(self.links)])
         return image
 
+    def tick(self, now: float) -> None:
+        """The loop's clock after each step (the app owns none): what is shown for a while
+        (an entry's result) goes when its time is up."""
+        if isinstance(self.top, PlayScreen):
+            self.top.expire(now)
+
+    def deadline(self) -> float | None:
+        """When the screen next changes by itself (the loop wakes then), if ever."""
+        return self.top.result_until if isinstance(self.top, PlayScreen) and self.top.result else None
+
     def link(self, name: str, connected: bool) -> None:
         """A serial port's device came or went: its mark in the top bar changes, and a
         message says so (except for a device that is simply there from the start)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -20,7 +20,20 @@ from companion.dice import FAIR, device_roll
 from companion.games.base import TABLE, Answer, Choice, Field, Form, Grid, IllegalLine, Line, Prompt, Roll
 from companion.session import Session
 from companion.ui.board import BoardScreen
-from companion.ui.draw import HEADER, HEIGHT, WHITE, WIDTH, arrows, header, label_and_hint, notice, text
+from companion.ui.draw import (
+    BLACK,
+    HEADER,
+    HEIGHT,
+    WHITE,
+    WIDTH,
+    arrows,
+    header,
+    label_and_hint,
+    length,
+    notice,
+    text,
+    wrap,
+)
 from companion.ui.figures import Views, corner
 from companion.ui.games import cell_width, painter, panel, roll_picture, views
 from companion.ui.intents import Intent
@@ -30,6 +43,41 @@ from companion.ui.widgets import Host, Item, Menu, Numbers, Page, Preview, Scree
 PANEL = (0, HEADER + 1, WIDTH - 1, HEADER + 20)
 QUESTION_BASELINE = 45
 OPTION_TOP = 49
+RESULT_SECONDS = 2.0  # an entry's result stays this long (or until the game changes again)
+
+
+def result_line(events: Sequence[str]) -> str:
+    """An entry's results, most important first, as many as the result banner holds.
+
+    >>> result_line(["Cat crushed at c4 r6", "Ann to c2 r1"])
+    'Cat crushed at c4 r6; Ann to c2 r1'
+    """
+    shown = ""
+    for event in events:
+        trial = f"{shown}; {event}" if shown else event[:1].upper() + event[1:]
+        if shown and len(result_rows(trial)[1]) > 2:
+            break
+        shown = trial
+    return shown
+
+
+def result_rows(words: str) -> tuple[int, list[str]]:
+    """The type size and lines of a result: one line as large as fits, else two small ones."""
+    for size in (12, 11):
+        if length(words, size) <= WIDTH - 4:
+            return size, [words]
+    return 10, wrap(words, 10)
+
+
+def result_banner(draw: ImageDraw.ImageDraw, words: str) -> None:
+    """An entry's result, dark on lit, over the figures panel it speaks of (the question
+    and the answer under the cursor stay in view)."""
+    top, bottom = PANEL[1], PANEL[3] + 1  # a row of the question's gap: room for descenders
+    draw.rectangle((0, top, WIDTH - 1, bottom), fill=WHITE)
+    size, rows = result_rows(words)
+    baselines = [top + 14] if len(rows) == 1 else [top + 9, top + 19]
+    for baseline, row in zip(baselines, rows):
+        text(draw, (2, baseline), row, size, BLACK)
 
 
 def describe(lines: list[str]) -> str:
@@ -51,6 +99,11 @@ class PlayScreen(Screen):
         self.one_by_one = one_by_one
         self.cursor = 0
         self.message = ""
+        #: What the latest entry did, in words, for RESULT_SECONDS (presses meanwhile leave
+        #: it: moving the cursor does not repaint it away; the next entry replaces it).
+        self.result = ""
+        self.result_until: float | None = None
+        self._told: object = None  # the session's entry that ``result`` tells
         self._items: list[Item] | None = None
         self.seats = ai.seats_of(session.store.game(session.gid).header)  # the companion plays
         self._advice: tuple[Any, ai.Advice | None] | None = None
@@ -85,9 +138,14 @@ class PlayScreen(Screen):
         if isinstance(answer, Roll):
             out = []
             again = self.session.roll_again(answer)
-            if again is not None:
-                out.append(Item(f"{mark}Use {', '.join(again)} again", self.redo))
-            out.append(Item(mark + answer.by_device, lambda: self.roll(answer), answer.chance))
+            if again is not None:  # undo is never a free re-roll: the same faces come first
+                faces = ", ".join(again) if len(again) <= 2 else f"{again[0]}, ..."  # a d20's leaves
+                out.append(Item(f"{mark}Use {faces} again", lambda: self.use_again(answer),
+                                "undone roll"))
+                out.append(Item(mark + "Roll again", lambda: self.roll(answer, again=True),
+                                "kept in the log"))
+            else:
+                out.append(Item(mark + answer.by_device, lambda: self.roll(answer), answer.chance))
             out.append(Item(mark + answer.by_hand, lambda: self.enter_faces(answer), answer.chance,
                             answer))
             return out
@@ -99,9 +157,27 @@ class PlayScreen(Screen):
     # --- actions, each committed before the screen changes ---
 
     def changed(self, message: str = "") -> None:
+        """The game changed (here, or from a serial line): new answers; a newly logged
+        entry's result in words replaces ``message`` (which only echoes it)."""
         self._items = None
         self.cursor = 0
         self.message = message
+        played = self.session.played
+        if played is not None and played is not self._told:
+            self._told = played
+            self.result, self.result_until = result_line(self.session.results()), None
+            self.message = ""
+        else:  # an undo, a redo: the result of an entry no longer in force must not stay
+            self.result = ""
+
+    def expire(self, now: float) -> float | None:
+        """The loop's time after each step: a result shown for RESULT_SECONDS goes. The
+        moment this screen next changes by itself, if any."""
+        if self.result and self.result_until is None:
+            self.result_until = now + RESULT_SECONDS
+        elif self.result and self.result_until is not None and now >= self.result_until:
+            self.result = ""
+        return self.result_until if self.result else None
 
     def guarded(self, act: Callable[[], Any]) -> bool:
         """Run a session change; a refusal or a storage failure becomes the message."""
@@ -115,20 +191,32 @@ class PlayScreen(Screen):
             return False
         return True
 
-    def play(self, lines: list[Line], rolled: bool = False, message: str = "") -> None:
-        if self.guarded(lambda: self.session.play(lines, rolled)):
-            self.changed(message)
+    def play(self, lines: list[Line]) -> None:
+        if self.guarded(lambda: self.session.play(lines)):
+            self.changed()
 
-    def roll(self, ask: Roll) -> None:
+    def roll(self, ask: Roll, again: bool = False) -> None:
+        """A device roll; ``again``: anew, although an undone roll is offered (audited)."""
         try:
             lines = device_roll(self.session.game, self.session.state, ask, self.rng)
         except IllegalLine as err:
             self.message = str(err)
             return
         before, head = self.session.state, self.session.head
-        self.play(lines, rolled=True, message="; ".join(rolled_faces(ask, line) for line in lines))
+        if self.guarded(lambda: self.session.play(lines, rolled=True, again=again)):
+            self.changed("; ".join(rolled_faces(ask, line) for line in lines))
         if self.session.head != head:
             self.reveal(before, lines)
+
+    def use_again(self, ask: Roll) -> None:
+        """Log the undone device roll offered for this prompt."""
+        before, head = self.session.state, self.session.head
+        if self.guarded(lambda: self.session.use_again(ask)):
+            entry = self.session.store.entry(self.session.gid, self.session.head)
+            lines = [Line.parse(text) for text in entry.lines] if entry else []
+            self.changed("; ".join(rolled_faces(ask, line) for line in lines))
+            if self.session.head != head:
+                self.reveal(before, lines)
 
     def reveal(self, before: Any, lines: list[Line]) -> None:
         """Show a stored roll of several lines: one by one (the setting), or all at once in
@@ -299,6 +387,8 @@ class PlayScreen(Screen):
             move = self.companion_move(ask)
             question = f"Companion: {move.label}" if move else ask.question
         panel(self.session.game.id)(draw, summary, PANEL)
+        if self.result:
+            result_banner(draw, self.result)
         if self.message:  # a long one (a refusal's reason) takes a second line, over the panel
             notice(draw, QUESTION_BASELINE, self.message)
         else:
@@ -337,7 +427,7 @@ class PlayScreen(Screen):
         rolls = [a for a in (ask.answers if ask else ()) if isinstance(a, Roll)]
         if not rolls:
             self.message = "no dice are asked for now"
-        elif intent.kind == "roll":
-            self.roll(rolls[0])
+        elif intent.kind == "roll":  # an explicit roll: anew, audited, even if one was undone
+            self.roll(rolls[0], again=self.session.roll_again(rolls[0]) is not None)
         elif 1 <= intent.value <= 9:
             self.enter_faces(rolls[0], intent.value)

@@ -27,7 +27,7 @@ from typing import Any
 from PIL import Image
 
 from companion.salvage import read_only
-from companion.session import Session
+from companion.session import Session, audited_lines
 from companion.store import Store
 from companion.web.snapshot import HasSession, Snapshots
 
@@ -190,8 +190,7 @@ class PhoneApp:
         gid, head = game
         store = self.store()
         try:
-            lines = [f"{line}  # rolled by the companion" if entry.rolled else line
-                     for entry in store.entries(gid, head) for line in entry.lines]
+            lines = audited_lines(store, gid, head)  # undone device rolls included, as comments
         finally:
             store.close()
         return reply(start, "200 OK", json.dumps(lines[::-1]).encode(), "application/json")

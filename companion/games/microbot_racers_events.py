@@ -1,0 +1,124 @@
+"""Microbot Racers results in words: what one confirmed entry did, read from the change of
+state, most important first (the engine's :meth:`events`).
+
+>>> from companion.games.microbot_racers import MicrobotRacers
+>>> game = MicrobotRacers()
+>>> s = game.start(("Ann", "Bob"), game.option_values({}))
+>>> after = game.apply(s, Line("table", "roll", ("5", "2")))
+>>> events(s, after, [Line("table", "roll", ("5", "2"))])
+('Bob is P1: Ann 5, Bob 2',)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from companion.games.base import TABLE, Line
+from companion.games.microbot_racers import State, kind
+
+
+def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
+    """The entry's results: the end of the race first, then what the line did."""
+    line = lines[-1]
+    said = [*ending(before, after), *what(before, after, lines), *lost_picks(before, after, line)]
+    if before.phase != "done" and after.phase == "done":
+        said.append(f"turn {after.turn} over")
+    return tuple(said)
+
+
+def ending(before: State, after: State) -> list[str]:
+    """The race's end, if this entry ended it."""
+    if before.phase == "over" or after.phase != "over":
+        return []
+    names = after.players
+    wrecked = [names[seat] for seat, robot in enumerate(after.robots) if robot.health <= 0]
+    if after.winner is None:
+        return ["both robots wrecked: a draw"]
+    winner = names[after.winner]
+    if wrecked:
+        return [f"{wrecked[0]} wrecked: {winner} wins!"]
+    return [f"{winner} wins on lap {after.robots[after.winner].laps}!"]
+
+
+def what(before: State, after: State, lines: Sequence[Line]) -> list[str]:
+    """What the entry's own line did."""
+    line = lines[-1]
+    names = before.players
+    seat = names.index(line.actor) if line.actor != TABLE else -1
+    name = line.actor
+    if line.actor == TABLE:
+        return first_roll(before, lines)
+    robot = after.robots[seat]
+    if before.check:  # the roll of a pending check
+        face = line.args[0]
+        failed = robot.health < before.robots[seat].health
+        if before.check in ("hazard", "puddle"):
+            return [f"{name} {face}: {before.check} failed, health {robot.health}" if failed
+                    else f"{name} {face}: {before.check} passed"]
+        return [f"{name} {face}: jump failed, health {robot.health}" if failed
+                else f"{name} {face}: jump landed"]
+    if line.verb == "first":
+        if len(after.claims) > 1:
+            return ["both took P1: both lose it, roll"]
+        return [f"{name} is P1 (privilege used)"]
+    if line.verb in ("pick", "pass"):
+        said = [f"{name} picks {line.args[0]}" if line.verb == "pick" else f"{name} passes"]
+        if before.phase == "pick" and after.phase == "do":
+            said.append(f"{names[after.to_act]} acts first")
+        return said
+    if line.verb == "do":
+        return [doing(before, after, line)]
+    if line.verb == "hazard":
+        need = robot.health - 1
+        what_for = "on a puddle" if after.check == "puddle" else "hazard"
+        return [f"{name}: {what_for}, 1-{need} is safe" if need else f"{name}: {what_for}, cannot pass"]
+    if line.verb == "switch":
+        return [f"{name} hit a switch: the track changes"]
+    if line.verb == "lap":  # (a winning lap is told by the ending)
+        return [] if after.phase == "over" else [f"{name}: lap {robot.laps} of {after.laps}"]
+    other = after.robots[1 - seat]
+    if line.args[0] == "robot":
+        return [f"{name} hit {names[1 - seat]}: health {robot.health} and {other.health}"]
+    return [f"{name} hit a block: health {robot.health}"]
+
+
+def first_roll(before: State, lines: Sequence[Line]) -> list[str]:
+    """``Bob is P1: Ann 5, Bob 2``, after any ties rolled in the same press."""
+    names = before.players
+    a, b = lines[-1].args
+    faces = f"{names[0]} {a}, {names[1]} {b}"
+    if a == b:
+        return [f"a tie: {faces}, roll again"]
+    said = [f"{names[0] if int(a) < int(b) else names[1]} is P1: {faces}"]
+    ties = len(lines) - 1
+    if ties:
+        said.append("after a tie" if ties == 1 else f"after {ties} ties")
+    return said
+
+
+def doing(before: State, after: State, line: Line) -> str:
+    """``Ann repairs: health 6``; ``Ann jumps: 1-3 lands``; ``Ann does move-3``."""
+    seat = before.players.index(line.actor)
+    action = line.args[0]
+    health = after.robots[seat].health
+    if line.args == ("repair", "pit"):
+        return f"{line.actor} pit stop: health {health}"
+    if action == "repair":
+        return f"{line.actor} repairs: health {health}"
+    if kind(action) == "jump":
+        need = health - 2
+        return f"{line.actor} jumps: 1-{need} lands" if need > 0 else f"{line.actor} jumps: cannot land"
+    return f"{line.actor} does {action}"
+
+
+def lost_picks(before: State, after: State, line: Line) -> list[str]:
+    """Picks forfeited by this entry (they could not be carried out, or the robot stopped)."""
+    said = []
+    for seat, (was, now) in enumerate(zip(before.robots, after.robots)):
+        gone = Counter(was.left) - Counter(now.left)
+        if line.verb == "do" and line.actor == before.players[seat]:
+            gone -= Counter([line.args[0]])
+        if gone:
+            said.append(f"{before.players[seat]} loses {', '.join(sorted(gone.elements()))}")
+    return said

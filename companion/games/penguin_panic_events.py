@@ -1,0 +1,81 @@
+"""Penguin Panic results in words: what one confirmed entry did, read from the change of
+state, most important first (the engine's :meth:`events`).
+
+>>> from companion.games.penguin_panic import PenguinPanic
+>>> game = PenguinPanic()
+>>> s = game.start(("Ann", "Bob"), game.option_values({}))
+>>> after = game.apply(s, Line("table", "line"))
+>>> events(s, after, [Line("table", "line")])
+('round 1: 12 in line, bag 28',)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from companion.games.base import TABLE, Line
+from companion.games.penguin_panic import ABILITY, DEAD, PenguinPanic, State
+
+RULES = PenguinPanic()
+
+
+def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
+    """The entry's results: the end of the game first, then what the line did."""
+    said = ending(before, after)
+    line = lines[-1]
+    if line.actor == TABLE:
+        return (*said, f"round {after.rounds}: {after.line} in line, bag {after.bag}")
+    seat = before.players.index(line.actor)
+    name = line.actor
+    fish = after.fish[seat]
+    paid = before.fish[seat] - fish
+    if line.verb == "ability":
+        space = int(line.args[0])
+        said.append(f"{name}: space {space}, -{paid} fish ({fish})" if paid
+                    else f"{name}: space {space}, {ABILITY[space]}")
+        if before.stage == "ability" and after.stage == "bribe":
+            said.append("order " + ", ".join(after.players[s] for s in after.order))
+    elif line.verb == "bribe":
+        said.append(f"{name} bribes bear {line.args[0]}")
+    elif line.verb == "buy":
+        said.append(f"{name} buys a die: -{paid} fish ({fish})")
+    elif line.verb == "roll":
+        said.append(rolled(name, lines))
+    elif line.verb == "place":
+        gain = fish - before.fish[seat]
+        said.append(f"{name} +{gain} fish ({fish})" if gain else f"{name}: no fish ({fish})")
+        if after.round_done and not RULES.over(after):
+            said.append("line empty: new round")
+    elif line.verb == "complete":
+        said.append(completed(before, after, line))
+    elif line.verb == "swap":
+        said.append(f"{name} swaps two penguins")
+    else:
+        said.append(f"{name} adds {line.args[0]} to the line")
+    return tuple(said)
+
+
+def ending(before: State, after: State) -> list[str]:
+    """Game over (or on again, when a last full circle refills the bag)."""
+    if RULES.over(after) and not RULES.over(before):
+        return [f"game over: {RULES.winners(after)[0]} wins!"]
+    if RULES.over(before) and not RULES.over(after):
+        return ["bag refilled: the game goes on"]
+    return []
+
+
+def rolled(name: str, lines: Sequence[Line]) -> str:
+    """``Ann rolled 5 5 1``; all sixes rolled again in the same press are told too."""
+    rolls = [" ".join(line.args) for line in lines]
+    last = lines[-1].args
+    told = f"{name} {', then '.join(rolls)}"
+    return told + (": all sixes, again" if all(int(f) == DEAD for f in last) else "")
+
+
+def completed(before: State, after: State, line: Line) -> str:
+    """``circle 2: red escapes to Bob`` or ``circle 4: a blue leaves the game``."""
+    circle, colour = line.args[0], line.args[1]
+    for seat, (was, now) in enumerate(zip(before.escaped, after.escaped)):
+        if was != now:
+            return f"circle {circle}: {colour} escapes to {after.players[seat]}"
+    return f"circle {circle}: a {colour} is out"

@@ -1,0 +1,42 @@
+"""Quick Lemmings results in words: what one confirmed entry did, read from the change of
+state, most important first (the engine's :meth:`events`).
+
+>>> from companion.games.quick_lemmings import QuickLemmings
+>>> game = QuickLemmings()
+>>> s = game.start(("Ann", "Bob", "Cat"), game.option_values({}))
+>>> line = Line("Ann", "play", ("swamp", "3"))
+>>> events(s, game.apply(s, line), [line])
+('Ann swamp 3: 3 points, new pile', 'lay a swamp tile')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from companion.games.base import Line
+from companion.games.quick_lemmings import TERRAINS, State, joins
+
+
+def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
+    """The entry's result: a win first, then what the line did."""
+    line = lines[-1]
+    name = line.actor
+    seat = before.players.index(name)
+    if line.verb == "finish":
+        home = after.finished[seat]
+        if after.winner is not None:
+            return (f"{name} wins: {'lemming' if home == 1 else f'all {home} lemmings'} home!",)
+        return (f"{name}'s lemming home: {home}/{after.lemmings}",)
+    if line.verb == "refill":
+        said = [f"{name} refills: {after.hands[seat]} cards"]
+        if after.discards < before.discards + int(line.args[0]):
+            said.append("discards shuffled into the draw pile")
+        return tuple(said)
+    terrain, value = line.args
+    new_pile = not joins(before.piles[TERRAINS.index(terrain)], int(value))
+    said = [f"{name} {terrain} {value}: {after.points} points" + (", new pile" if new_pile else "")]
+    if after.tile is not None:
+        said.append(f"lay a {after.tile} tile")
+    elif new_pile:
+        said.append("no tile left to lay")
+    return tuple(said)

@@ -1,0 +1,302 @@
+"""Every result in words: after each confirmed entry each game says what happened, built
+from the change of state by a pure function beside its rules, and the play screen shows it
+in one banner (two lines at most) until the next press or for about 2 s.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import random
+
+import pytest
+
+from companion.games import GAMES
+from companion.games.base import Line
+from companion.record import Header, replay_text
+from companion.session import Session
+from companion.ui.draw import WIDTH, length
+from companion.ui.driver import Driver
+from companion.ui.play import RESULT_SECONDS, PlayScreen, result_line, result_rows
+from tests.entries import with_states
+from tests.harness import Harness
+from tests.playout import answer
+
+GOLDEN = pathlib.Path(__file__).parent / "golden"
+RECORDS = [p for p in sorted(GOLDEN.glob("*/*.record")) if p.with_suffix(".json").exists()]
+NOT_WORDS = ("{", "[", "None", "True", "False", "()")
+
+
+def told(record: str) -> list[tuple[str, ...]]:
+    """The events of each action line of a record, each line logged as its own entry."""
+    replayed = replay_text(record)
+    game = replayed.header.game
+    state = replayed.header.start()
+    out = []
+    for line in replayed.actions:
+        after = game.apply(state, line)
+        out.append(game.events(state, after, [line]))
+        state = after
+    return out
+
+
+def last(record: str) -> tuple[str, ...]:
+    return told(record)[-1]
+
+
+def shows_result(box: Harness, words: str) -> bool:
+    """Whether the result banner on screen says ``words``, row by row, at its type size."""
+    size, rows = result_rows(words)
+    # (a row's trailing comma reaches into the next row's line space: matched without it)
+    return all(box.shows(row.rstrip(",;"), size) for row in rows)
+
+
+def fits(words: str) -> bool:
+    size, rows = result_rows(words)
+    return len(rows) <= 2 and all(length(row, size) <= WIDTH - 4 for row in rows)
+
+
+# --- every game, every entry ---
+
+
+@pytest.mark.parametrize("path", RECORDS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_entry_of_a_golden_game_is_told_in_plain_words_that_fit(path: pathlib.Path) -> None:
+    replayed = replay_text(path.read_text())
+    game = replayed.header.game
+    for before, after, entry in with_states(replayed):
+        events = game.events(before, after, entry.lines)
+        assert events, entry.lines
+        for event in events:
+            assert event and not any(bad in event for bad in NOT_WORDS), event
+            assert fits(event), event  # the most important one always shows whole
+        shown = result_line(events)
+        assert fits(shown) and shown.lower().startswith(events[0].lower())
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_any_legal_entry_is_told(game_id: str) -> None:
+    game = GAMES[game_id]
+    players = ("Ann", "Bob", "Cat")[:max(2, min(3, game.max_players))]
+    for seed in range(4):
+        rng = random.Random(seed)
+        state = Header(game, players).start()
+        for _ in range(300):
+            ask = game.prompt(state)
+            if ask is None or not (ask.answers or ask.extras):
+                break
+            line = answer(game, state, ask, rng)
+            after = game.apply(state, line)
+            assert all(fits(e) for e in game.events(state, after, [line])), line
+            state = after
+
+
+# --- each kind of event, per game ---
+
+MICROBOT = """game microbot-racers
+players Ann Bob
+option side hard
+table roll 3 5
+Ann pick move-3
+Bob pick move-2
+Bob pick repair
+Ann pick jump-2
+Ann pick drift-left
+Bob pass
+Bob do repair pit
+Ann do move-3
+"""
+
+
+def test_microbot_tells_rolls_checks_damage_and_the_end() -> None:
+    events = told(MICROBOT)
+    assert events[0] == ("Ann is P1: Ann 3, Bob 5",)
+    assert events[1] == ("Ann picks move-3",)
+    assert events[6] == ("Bob passes", "Bob acts first")
+    assert events[7] == ("Bob pit stop: health 6",)
+    assert events[8] == ("Ann does move-3",)
+    race = MICROBOT + "Ann hazard\n"
+    assert last(race) == ("Ann: hazard, 1-5 is safe",)
+    assert last(race + "Ann roll 6\n") == ("Ann 6: hazard failed, health 5",)
+    assert last(race + "Ann roll 2\n") == ("Ann 2: hazard passed",)
+    switched = MICROBOT + "Ann switch\n"
+    assert last(switched) == ("Ann hit a switch: the track changes",)
+    assert last(switched + "Bob hazard\n") == ("Bob: on a puddle, 1-5 is safe",)
+    assert last(switched + "Bob hazard\nBob roll 6\n") == ("Bob 6: puddle failed, health 5",)
+    assert last(switched + "Bob hazard\nBob roll 1\n") == ("Bob 1: puddle passed",)
+    assert last(MICROBOT + "Ann lap\n") == ("Ann: lap 1 of 3",)
+    bob = race + "Ann roll 2\nBob do move-2\n"
+    assert last(bob + "Bob impact robot\n") == ("Bob hit Ann: health 5 and 5",)
+    assert last(bob + "Bob impact block\n") == ("Bob hit a block: health 5",)
+    jump = bob + "Ann do jump-2\n"
+    assert last(jump) == ("Ann jumps: 1-4 lands",)
+    assert last(jump + "Ann roll 1\n") == ("Ann 1: jump landed",)
+    assert last(jump + "Ann roll 5\n") == ("Ann 5: jump failed, health 5", "Ann loses drift-left",
+                                           "turn 1 over")
+
+
+def test_microbot_tells_ties_privileges_and_every_ending() -> None:
+    game = GAMES["microbot-racers"]
+    start = "game microbot-racers\nplayers Ann Bob\noption laps 1\n"
+    assert last(start + "table roll 4 4\n") == ("a tie: Ann 4, Bob 4, roll again",)
+    s = replay_text(start).state
+    ties = [Line.parse("table roll 4 4"), Line.parse("table roll 2 1")]
+    after = game.apply(game.apply(s, ties[0]), ties[1])
+    assert game.events(s, after, ties) == ("Bob is P1: Ann 2, Bob 1", "after a tie")
+    assert last(start + "Ann first\n") == ("Ann is P1 (privilege used)",)
+    assert last(start + "Ann first\nBob first\n") == ("both took P1: both lose it, roll",)
+    lap = start + "table roll 1 2\nAnn pick move-1\nBob pick move-2\nBob pass\nAnn pass\nAnn pass\nBob pass\n"
+    assert last(lap + "Bob do move-2\nBob lap\n") == ("Bob wins on lap 1!",)
+    golden = {e for path in GOLDEN.glob("microbot-racers/*.record") if path.with_suffix(".json").exists()
+              for events in told(path.read_text()) for e in events}
+    assert {"Bob wrecked: Ann wins!", "both robots wrecked: a draw", "Bob loses repair"} <= golden
+
+
+LEAVES = """game leaf-climbers
+players Ann Bob Cat
+table drop 2
+table leaf 3 3
+"""
+
+
+def test_leaf_climbers_tells_the_drop_the_leaves_moves_crushes_and_the_end() -> None:
+    events = told(LEAVES + "table leaf 6 6\nAnn roll 3\nAnn move 2 1\nBob roll 1\nBob stay\n")
+    assert events[0] == ("d20 2",)
+    assert events[1] == ("leaf on c3 r3, 1 to come",)
+    assert events[2][0] == "leaf on c6 r6"
+    assert "Bob under a leaf" in events[2]  # Bob starts on c6 r6
+    assert events[3] == ("Ann rolled 3: 3 points",)
+    assert events[4] == ("Ann to c2 r1",)
+    assert events[6] == ("Bob stays on c6 r6",)
+    crushed = told(LEAVES + "table leaf 6 6\nAnn roll 1\nAnn stay\nBob roll 1\nBob stay\nCat roll 1\nCat stay\n")
+    assert crushed[-1][:2] == ("Cat stays on c1 r6", "leaves land: 2 squares rise") or \
+        "Bob crushed at c6 r6" in crushed[-1]
+    assert crushed[-1][0] == "Bob crushed at c6 r6"
+    golden = {e for path in GOLDEN.glob("leaf-climbers/*.record") if path.with_suffix(".json").exists()
+              for events in told(path.read_text()) for e in events}
+    assert {"Cat crushed at c4 r6", "Bob wins!", "everyone crushed: nobody wins"} <= golden
+
+
+def test_a_device_drop_of_many_leaves_is_counted_not_listed() -> None:
+    game = GAMES["leaf-climbers"]
+    replayed = replay_text((GOLDEN / "leaf-climbers/all-blue-four.record").read_text())
+    before, after, entry = with_states(replayed)[9]
+    assert len(entry.lines) == 18
+    assert game.events(before, after, entry.lines)[:2] == ("d20 17", "17 leaves fall")
+
+
+PENGUINS = (GOLDEN / "penguin-panic/two-players-full.record").read_text()
+
+
+def test_penguin_panic_tells_fish_escapes_dice_and_the_end() -> None:
+    events = [e for each in told(PENGUINS) for e in each]
+    for event in ("round 1: 12 in line, bag 28", "Ann: space 7, die for 2", "Bob: space 4, -4 fish (1)",
+                  "order Bob, Ann", "Bob bribes bear 2", "Bob 2 6", "Bob +1 fish (2)",
+                  "circle 2: red escapes to Bob", "Ann buys a die: -2 fish (3)",
+                  "Bob 6 6: all sixes, again", "circle 4: a blue is out", "Bob swaps two penguins",
+                  "Ann +3 fish (7)", "line empty: new round"):
+        assert event in events
+    assert any(e.startswith("game over: ") and e.endswith(" wins!") for e in events)
+
+
+def test_penguin_panic_tells_a_place_with_no_fish_and_an_extended_line() -> None:
+    golden = {e for path in GOLDEN.glob("penguin-panic/*.record") if path.with_suffix(".json").exists()
+              for events in told(path.read_text()) for e in events}
+    assert "Ann: no fish (4)" in golden
+    assert "Ann adds 5 to the line" in golden
+
+
+GLEEBS = (GOLDEN / "gleebs-and-grues/spec-played-out.record").read_text()
+
+
+def test_gleebs_tells_grues_placements_stacks_meals_pins_and_the_end() -> None:
+    events = [e for each in told(GLEEBS) for e in each]
+    for event in ("K1 b2, K2 c3, K3 d4", "Ann: B1 on a1", "all placed: moves begin",
+                  "Ann: B1 onto G1 at a2", "K2 eats G2 at c4", "K3 eats Y3 at d1"):
+        assert event in events
+    golden = {e for path in GOLDEN.glob("gleebs-and-grues/*.record") if path.with_suffix(".json").exists()
+              for each in told(path.read_text()) for e in each}
+    assert any(e.startswith("K") and " pins " in e for e in golden)
+    assert any(e.startswith("the grues win") for e in golden)
+    assert "Bob has no stack: Ann wins!" in golden
+    assert any(e.startswith("no move: skip to") for e in golden)
+
+
+LEMMINGS = "game quick-lemmings\nplayers Ann Bob Cat\n"
+
+
+def test_quick_lemmings_tells_piles_points_tiles_refills_and_lemmings_home() -> None:
+    events = told(LEMMINGS + "Ann play forest 1\nBob play swamp 3\nCat refill 1\nAnn finish\n")
+    assert events[0] == ("Ann forest 1: 3 points",)
+    assert events[1] == ("Bob swamp 3: 3 points, new pile", "lay a swamp tile")
+    assert events[2] == ("Cat refills: 6 cards",)
+    assert events[3] == ("Ann's lemming home: 1/2",)
+    assert last(LEMMINGS + "Ann finish\nAnn finish\n") == ("Ann wins: all 2 lemmings home!",)
+    golden = {e for path in GOLDEN.glob("quick-lemmings/*.record") if path.with_suffix(".json").exists()
+              for each in told(path.read_text()) for e in each}
+    assert {"lay a meadow tile", "no tile left to lay", "discards shuffled into the draw pile"} <= golden
+
+
+# --- on the screen ---
+
+
+def test_the_result_shows_after_the_entry_and_goes_after_about_two_seconds(tmp_path: pathlib.Path) -> None:
+    box = Harness(tmp_path)
+    driver = Driver(box.app, lambda intent: box.intent(intent.kind, intent.value))
+    driver.new_game(Header(GAMES["microbot-racers"], ("Ann", "Bob")))
+    driver.line(Line.parse("table roll 3 5"))  # faces typed in
+    session = box.app.session
+    assert session is not None and session.head == 1
+    assert shows_result(box, "Ann is P1: Ann 3, Bob 5")
+    deadline = box.daemon.deadline()
+    assert deadline is not None and deadline - box.now <= RESULT_SECONDS  # the loop will wake
+    box.wait(RESULT_SECONDS + 0.5)
+    assert not shows_result(box, "Ann is P1: Ann 3, Bob 5")
+    assert box.shows("Ann: pick 1 of 3", 11)  # the question was in view all along
+    box.close()
+
+
+def undo_on_the_box(box: Harness) -> None:
+    box.long_press()
+    box.press("select")  # the game menu's first line: Undo
+
+
+def open_at(box: Harness, record: str) -> None:
+    """Store the record's lines as entries and open the game on the box."""
+    replayed = replay_text(record)
+    session = Session.new(box.store, replayed.header)
+    for line in replayed.actions:
+        session.play([line])
+    box.app.open(session.gid)
+
+
+def test_a_press_leaves_the_result_its_time_and_an_undo_takes_it_away(tmp_path: pathlib.Path) -> None:
+    box = Harness(tmp_path)
+    open_at(box, MICROBOT + "Ann hazard\nAnn roll 2\nBob do move-2\n")
+    screen = box.app.top
+    assert isinstance(screen, PlayScreen)
+    screen.check(Line.parse("Bob impact robot"))  # as if chosen on the screen
+    box.daemon.refresh()
+    assert screen.result == "Bob hit Ann: health 5 and 5"
+    box.press("down")  # looking through the answers: the result stays its 2 s
+    assert shows_result(box, "Bob hit Ann: health 5 and 5")
+    undo_on_the_box(box)
+    assert screen.result == "" and box.shows("Undone: Bob impact", 11)
+    box.close()
+
+
+def test_a_failed_check_is_said_in_words_not_only_by_a_hollow_pip(tmp_path: pathlib.Path) -> None:
+    box = Harness(tmp_path)
+    open_at(box, MICROBOT + "Ann hazard\n")
+    Driver(box.app, lambda intent: box.intent(intent.kind, intent.value)).line(Line.parse("Ann roll 6"))
+    assert box.app.session is not None and box.app.session.summary()["health"]["Ann"] == 5
+    assert shows_result(box, "Ann 6: hazard failed, health 5")
+    box.close()
+
+
+def test_an_entry_from_a_serial_line_is_told_too(tmp_path: pathlib.Path) -> None:
+    box = Harness(tmp_path)
+    open_at(box, "game quick-lemmings\nplayers Ann Bob\n")
+    box.daemon.console.line(b"Ann play water 4")
+    screen = box.app.top
+    assert isinstance(screen, PlayScreen)
+    assert screen.result == "Ann water 4: 4 points, new pile; lay a water tile"
+    box.close()
