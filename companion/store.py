@@ -20,7 +20,7 @@ import os
 import signal
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -54,6 +54,14 @@ CREATE TABLE IF NOT EXISTS entries (
 """
 
 
+STATUSES = ("playing", "over", "abandoned")
+
+
+class Unreadable(sqlite3.DatabaseError):
+    """A stored value that cannot be decoded: a flipped bit that SQLite's own checks do not
+    see (they check the file's structure, not what a column means to us)."""
+
+
 @dataclass(frozen=True)
 class Entry:
     """One confirmed entry: its position, its record lines, and whether the device rolled."""
@@ -85,6 +93,9 @@ class Store:
         simulated disk (the same schema and pragmas run over it)."""
         self.path = path
         self.writes = 0  # write transactions begun (the fault-injection point counts them)
+        # Called after each committed entry or head move with whether the game is now over:
+        # the rolling backups (companion/backup.py) hang here. None: nobody listens.
+        self.after_commit: Callable[[bool], None] | None = None
         self.db = (connect or _connect)(path)
         try:
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -98,8 +109,18 @@ class Store:
             raise
 
     def close(self) -> None:
-        """Close the connection."""
+        """Checkpoint the log into the main file, then close the connection (a clean stop)."""
+        try:
+            self.checkpoint()
+        except sqlite3.Error:
+            pass  # a damaged or busy file still closes; the log keeps what it holds
         self.db.close()
+
+    def checkpoint(self) -> None:
+        """Copy the log's committed pages into the main file, never waiting for anybody
+        (PASSIVE): afterwards the main file alone holds the games, and damage to the log
+        can cost only what was played since."""
+        self.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
 
     def pragma(self, name: str) -> str | int:
         """Read one pragma (tests check the durability settings)."""
@@ -154,12 +175,18 @@ class Store:
             db.execute("INSERT INTO entries (game, seq, lines, rolled) VALUES (?, ?, ?, ?)",
                        (gid, head, "\n".join(lines), int(rolled)))
             self._move(db, gid, head, over, winners)
+        self._committed(over)
         return head
 
     def move_head(self, gid: int, head: int, over: bool, winners: Sequence[str]) -> None:
         """Undo or redo: only the position changes; the entries stay for redo."""
         with self._write() as db:
             self._move(db, gid, head, over, winners)
+        self._committed(over)
+
+    def _committed(self, over: bool) -> None:
+        if self.after_commit is not None:
+            self.after_commit(over)
 
     def set_status(self, gid: int, status: str) -> None:
         """Mark a game abandoned (or playing again)."""
@@ -167,17 +194,51 @@ class Store:
             db.execute("UPDATE games SET status = ?, updated = ? WHERE id = ?",
                        (status, time.time(), gid))
 
-    def carry(self, row: GameRow, entries: Sequence[Entry]) -> None:
-        """Store a game read from a damaged store, under its own id, in one transaction."""
+    def columns(self, table: str) -> list[str]:
+        """A table's column names in order ([] for no such table)."""
+        return [row[1] for row in self.db.execute(f"PRAGMA table_info({quote(table)})")]
+
+    def tables(self) -> list[str]:
+        """The store's own tables (not SQLite's)."""
+        return [row[0] for row in self.db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+
+    def carry(self, rows: Mapping[str, Sequence[Mapping[str, object]]]) -> None:
+        """Store rows read from a damaged store, table by table, in one transaction.
+
+        Each row gives its values by column name; the columns this store's table has are
+        copied, the others dropped, a missing one takes its default. So tables and columns
+        that later versions add are carried without changing this code. A row that
+        clashes with one already carried, or refers to a row that was not, is left out.
+        """
         with self._write() as db:
-            db.execute(
-                "INSERT INTO games (id, game, header, created, updated, head, status, winners)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (row.id, row.game, "\n".join(row.header), row.created, row.updated, row.head,
-                 row.status, json.dumps(list(row.winners))))
-            for entry in entries:
-                db.execute("INSERT INTO entries (game, seq, lines, rolled) VALUES (?, ?, ?, ?)",
-                           (row.id, entry.seq, "\n".join(entry.lines), int(entry.rolled)))
+            for table, found in rows.items():
+                names = set(self.columns(table))
+                for row in found:
+                    keys = [k for k in row if k in names]
+                    try:
+                        db.execute(f"INSERT OR IGNORE INTO {quote(table)}"
+                                   f" ({', '.join(map(quote, keys))})"
+                                   f" VALUES ({', '.join('?' * len(keys))})", [row[k] for k in keys])
+                    except sqlite3.IntegrityError:
+                        continue
+
+    def unreadable(self) -> str:
+        """The first stored value that cannot be decoded ("" when every one can).
+
+        Reads every game row and entry once, as the screens would: a value of the wrong
+        kind (a blob for text, a winners list that is not JSON) is found here at start-up,
+        not when a player opens the game.
+        """
+        try:
+            for row in self.db.execute("SELECT * FROM games"):
+                self._row(row)
+            for gid, seq, text, rolled in self.db.execute(
+                    "SELECT game, seq, lines, rolled FROM entries"):
+                _entry(gid, seq, text, rolled)
+        except sqlite3.DatabaseError as err:  # Unreadable, or text that is not UTF-8
+            return str(err)
+        return ""
 
     def game(self, gid: int) -> GameRow:
         """One game's bookkeeping; KeyError when there is no such game."""
@@ -202,7 +263,7 @@ class Store:
         rows = self.db.execute(
             "SELECT seq, lines, rolled FROM entries WHERE game = ? AND seq BETWEEN ? AND ?"
             " ORDER BY seq", (gid, start, upto))
-        return [Entry(seq, tuple(text.split("\n")), bool(rolled)) for seq, text, rolled in rows]
+        return [_entry(gid, seq, text, rolled) for seq, text, rolled in rows]
 
     def entry(self, gid: int, seq: int) -> Entry | None:
         """One entry, or ``None``."""
@@ -228,8 +289,28 @@ class Store:
 
     @staticmethod
     def _row(row: sqlite3.Row) -> GameRow:
-        return GameRow(row["id"], row["game"], tuple(row["header"].split("\n")), row["created"],
-                       row["updated"], row["head"], row["status"], tuple(json.loads(row["winners"])))
+        try:
+            winners = json.loads(row["winners"])
+            if not (isinstance(winners, list) and all(isinstance(w, str) for w in winners)):
+                raise ValueError("winners is not a list of names")
+            if row["status"] not in STATUSES or not isinstance(row["head"], int):
+                raise ValueError("status or position out of range")
+            return GameRow(row["id"], row["game"], tuple(row["header"].split("\n")),
+                           float(row["created"]), float(row["updated"]), row["head"],
+                           row["status"], tuple(winners))
+        except (ValueError, TypeError, AttributeError) as err:
+            raise Unreadable(f"game {row['id']} cannot be read: {err}") from None
+
+
+def _entry(gid: int, seq: int, text: object, rolled: object) -> Entry:
+    if not isinstance(text, str) or rolled not in (0, 1):
+        raise Unreadable(f"game {gid} entry {seq} cannot be read: its lines are not text")
+    return Entry(seq, tuple(text.split("\n")), bool(rolled))
+
+
+def quote(name: str) -> str:
+    """An SQL identifier, quoted (table and column names come from the file itself)."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _connect(path: str) -> sqlite3.Connection:
