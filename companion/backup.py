@@ -1,6 +1,6 @@
 """Rolling copies of the store beside it, made with SQLite's online backup API.
 
-A copy is made after each finished game, after every :data:`EVERY` changes during play and
+A copy is made when a game begins (its header is then in no copy yet) and ends, after every :data:`EVERY` changes during play and
 at a clean stop; the newest :data:`KEEP` are kept as ``companion.sqlite.backup-N`` (N counts
 up, so the order never depends on the clock). Each copy is first written to
 ``companion.sqlite.backup-new``, synced, then renamed: a copy is whole or absent.
@@ -22,7 +22,7 @@ import pathlib
 import sqlite3
 import threading
 
-from companion.store import BUSY_TIMEOUT_MS
+from companion.store import BUSY_TIMEOUT_MS, Store
 
 log = logging.getLogger(__name__)
 
@@ -95,11 +95,11 @@ class Backups:
         self.wake = threading.Event()
         self.thread: threading.Thread | None = None
 
-    def changed(self, over: bool) -> None:
+    def changed(self, milestone: bool) -> None:
         """One committed change (main thread; a counter and, now and then, an event): ask
-        for a copy when a game just ended or enough changed."""
+        for a copy when a game just began or ended, or enough changed."""
         self.changes += 1
-        if over or self.changes >= self.every:
+        if milestone or self.changes >= self.every:
             self.request()
 
     def request(self) -> None:
@@ -144,3 +144,11 @@ class Backups:
             return None
         log.info("store copied to %s", made.name)
         return made
+
+
+def keep_copies(store: Store) -> Backups:
+    """Rolling copies of ``store`` from now on, by a worker thread; stop it at the end."""
+    backups = Backups(store.path)
+    store.after_commit = backups.changed
+    backups.start()
+    return backups

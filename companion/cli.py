@@ -95,21 +95,49 @@ def open_store(args: argparse.Namespace) -> Any:
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    """List the stored games, newest first."""
+    """List the stored games, newest first; one line for each that cannot be read (exit 1)."""
     from companion.ui.app import title_of, when
 
     store = open_store(args)
-    for row in store.games(limit=args.limit):
+    rows, unreadable = readable_games(store, args.limit)
+    for row in rows:
         players = row.header[1].split()[1:] if len(row.header) > 1 else []
         winners = f" won by {', '.join(row.winners)}" if row.winners else ""
         print(f"{row.id:5}  {when(row.updated)}  {row.status:9}  {title_of(row)}: "
               f"{' '.join(players)}{winners}")
-    return 0
+    for problem in unreadable:
+        print(f"{store.path}: {problem}; the companion sets it aside at its next start",
+              file=sys.stderr)
+    return EXIT_ILLEGAL if unreadable else 0
+
+
+def readable_games(store: Any, limit: int) -> tuple[list[Any], list[str]]:
+    """The stored games, and why any could not be read (a damaged value): game by game
+    only when the whole list cannot be read at once."""
+    from companion.store import Unreadable
+
+    try:
+        return store.games(limit=limit), []
+    except (Unreadable, sqlite3.OperationalError):
+        pass
+    rows, problems = [], []
+    for (gid,) in store.db.execute("SELECT id FROM games"):
+        try:
+            rows.append(store.game(gid))
+        except (Unreadable, sqlite3.OperationalError) as err:
+            problems.append(str(err))
+    rows.sort(key=lambda row: (row.updated, row.id), reverse=True)
+    return rows[:limit], problems
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """Write a stored game as its record, or its summary JSON."""
-    from companion.session import Session
+    """Write a stored game as its record, or its summary JSON.
+
+    A game whose stored lines no longer replay (a damaged value) is written up to its last
+    good entry, with ``WHERE:LINE: reason`` naming the first bad one, and exit 1; ``--raw``
+    writes every stored line as it is, unchecked.
+    """
+    from companion.export import export
 
     store = open_store(args)
     if args.game == "latest":
@@ -124,16 +152,21 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(f"export takes 'latest' or a game number from 'companion games', not {args.game!r}",
               file=sys.stderr)
         return EXIT_CONFIG
-    try:
-        session = Session(store, gid)
-    except KeyError:
+    exported = export(store, gid, raw=args.raw)
+    if exported is None:
         print(f"no stored game number {gid}", file=sys.stderr)
         return EXIT_ILLEGAL
-    text = json.dumps(session.summary()) + "\n" if args.summary else session.record()
+    data = exported.raw if args.raw else (
+        json.dumps(exported.summary) + "\n" if args.summary else exported.record).encode()
     if args.output:
-        pathlib.Path(args.output).write_text(text, encoding="utf-8")
+        pathlib.Path(args.output).write_bytes(data)
     else:
-        sys.stdout.write(text)
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    if exported.problem and not args.raw:
+        where = args.output or f"game {gid}"
+        print(f"{where}:{exported.line}: {exported.problem}", file=sys.stderr)
+        return EXIT_ILLEGAL
     return 0
 
 
@@ -199,6 +232,8 @@ def build_parser() -> argparse.ArgumentParser:
     common(export)
     export.add_argument("game", nargs="?", default="latest", help="'latest' or a number from 'companion games'")
     export.add_argument("--summary", action="store_true", help="the summary JSON instead of the record")
+    export.add_argument("--raw", action="store_true",
+                        help="every stored line as it is, undone entries too, without replaying")
     export.add_argument("-o", "--output", help="write to this file instead of standard output")
     export.set_defaults(func=cmd_export)
     return parser

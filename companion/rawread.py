@@ -31,6 +31,7 @@ WAL_HEADER = 32
 FRAME_HEADER = 24
 WAL_MAGIC = (0x377F0682, 0x377F0683)
 TABLE_LEAF, INDEX_LEAF = 0x0D, 0x0A  # b-tree page types holding rows (rowid / WITHOUT ROWID)
+INDEX_INTERIOR = 0x02  # a WITHOUT ROWID table's interior pages hold whole rows too
 DEFAULT_PAGE = 4096
 
 
@@ -119,22 +120,25 @@ class Pages:
         self.pages: dict[int, bytes] = {}
 
     def cells(self, data: bytes, pgno: int) -> Iterator[Cell]:
-        """Every cell of a leaf page that decodes; nothing for any other page."""
+        """Every cell of a page holding rows that decodes; nothing for any other page.
+        An index interior page's rows count as an index leaf's (same kind of row)."""
         start = 100 if pgno == 1 else 0
-        if len(data) < start + 8 or data[start] not in (TABLE_LEAF, INDEX_LEAF):
+        if len(data) < start + 8 or data[start] not in (TABLE_LEAF, INDEX_LEAF, INDEX_INTERIOR):
             return
-        kind = data[start]
+        interior = data[start] == INDEX_INTERIOR
+        kind = INDEX_LEAF if interior else data[start]
         count = int.from_bytes(data[start + 3:start + 5], "big")
+        pointers = start + (12 if interior else 8)
         for i in range(count):
-            at = start + 8 + 2 * i
+            at = pointers + 2 * i
             try:
-                offset = int.from_bytes(data[at:at + 2], "big")
+                offset = int.from_bytes(data[at:at + 2], "big") + (4 if interior else 0)
                 yield self.cell(kind, data, offset)
             except (ValueError, IndexError):
                 continue  # a garbled cell: the rest of the page may still be good
 
     def cell(self, kind: int, data: bytes, offset: int) -> Cell:
-        if not 0 < offset < self.usable:
+        if not 4 < offset < self.usable:
             raise ValueError("cell pointer out of the page")
         size, at = varint(data, offset)
         rowid = None

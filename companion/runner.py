@@ -32,6 +32,7 @@ from companion.io.display import (
 from companion.io.serial import SerialPort
 from companion.io.shake import ShakeSwitch
 from companion.io.systemd import watchdog_period
+from companion.backup import keep_copies
 from companion.salvage import open_store
 from companion.ui.app import App
 from companion.ui.intents import KINDS, Intent
@@ -159,6 +160,7 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
     with ExitStack() as stack:
         store, damaged = open_store(store_file)  # waits for a lock; sets a damaged file aside
         stack.callback(store.close)
+        stack.callback(keep_copies(store).stop)  # runs before the close: a last copy
         app = App(store, config, directory)
         if app.resume_latest():
             log.info("resumed game %s", app.session.gid if app.session else "?")

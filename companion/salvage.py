@@ -314,10 +314,10 @@ def rebuild(gid: int, sources: list[Source]) -> tuple[Row, list[Row]] | None:
             break
     else:
         return None
-    entries, states = legal_entries(replayer, len(row["header"].split("\n")), (
+    replay = legal_entries(replayer, len(row["header"].split("\n")), (
         [r for source in sources for r in source.entries.get((gid, seq), [])]
         for seq in itertools.count(1)))
-    return fixed_row(row, replayer, states), entries
+    return fixed_row(row, replayer, replay.states), replay.taken
 
 
 def header_replayer(header: object) -> Replayer | None:
@@ -334,32 +334,44 @@ def header_replayer(header: object) -> Replayer | None:
     return replayer
 
 
-def legal_entries(replayer: Replayer, number: int,
-                  candidates: Iterable[list[Row]]) -> tuple[list[Row], list[Any]]:
+@dataclass
+class Replay:
+    """The entries that replayed legally, the state before and after each, and why the
+    next position did not (its record line and the reason; "" when none was left)."""
+
+    taken: list[Row]
+    states: list[Any]
+    line: int = 0
+    reason: str = ""
+
+
+def legal_entries(replayer: Replayer, number: int, candidates: Iterable[list[Row]]) -> Replay:
     """Feed each position's first candidate whose lines replay legally, stopping at a
-    position with none: the entries taken, and the state before and after each.
-    ``number`` is the record line the header ended on."""
-    states = [replayer.state]
-    taken: list[Row] = []
-    for options in candidates:
+    position with none. ``number`` is the record line the header ended on."""
+    replay = Replay([], [replayer.state])
+    for seq, options in enumerate(candidates, start=1):
+        replay.line, replay.reason = number + 1, f"entry {seq} is missing" if not options else ""
         for row in options:
             text, before, count = row.get("lines"), replayer.state, len(replayer.actions)
             if not isinstance(text, str) or row.get("rolled", 0) not in (0, 1):
+                replay.reason = f"entry {seq} cannot be read: its lines are not text"
                 continue
             try:
                 for offset, line in enumerate(text.split("\n"), start=1):
                     replayer.feed(number + offset, line)
-            except RecordError:
+            except RecordError as err:
                 replayer.state = before
                 del replayer.actions[count:]
+                replay.line, replay.reason = err.line, f"entry {seq}: {err.reason}"
                 continue
             number += text.count("\n") + 1
-            taken.append(row)
-            states.append(replayer.state)
+            replay.taken.append(row)
+            replay.states.append(replayer.state)
             break
         else:
-            break
-    return taken, states
+            return replay
+    replay.line, replay.reason = number + 1, ""
+    return replay
 
 
 def fixed_row(row: Row, replayer: Replayer, states: list[Any]) -> Row:

@@ -93,8 +93,8 @@ class Store:
         simulated disk (the same schema and pragmas run over it)."""
         self.path = path
         self.writes = 0  # write transactions begun (the fault-injection point counts them)
-        # Called after each committed entry or head move with whether the game is now over:
-        # the rolling backups (companion/backup.py) hang here. None: nobody listens.
+        # Called after each new game, entry or head move, with whether it began or ended a
+        # game (a milestone): the rolling copies (companion/backup.py) hang here.
         self.after_commit: Callable[[bool], None] | None = None
         self.db = (connect or _connect)(path)
         try:
@@ -164,6 +164,7 @@ class Store:
                 (game, "\n".join(header), now, now),
             )
         assert cur.lastrowid is not None
+        self._committed(True)  # a new header: in no copy yet
         return cur.lastrowid
 
     def push(self, gid: int, lines: Sequence[str], rolled: bool, over: bool,
@@ -184,9 +185,9 @@ class Store:
             self._move(db, gid, head, over, winners)
         self._committed(over)
 
-    def _committed(self, over: bool) -> None:
+    def _committed(self, milestone: bool) -> None:
         if self.after_commit is not None:
-            self.after_commit(over)
+            self.after_commit(milestone)
 
     def set_status(self, gid: int, status: str) -> None:
         """Mark a game abandoned (or playing again)."""
@@ -290,9 +291,14 @@ class Store:
     @staticmethod
     def _row(row: sqlite3.Row) -> GameRow:
         try:
-            winners = json.loads(row["winners"])
+            try:
+                winners = json.loads(row["winners"])
+            except json.JSONDecodeError:
+                raise ValueError("winners is not JSON") from None
             if not (isinstance(winners, list) and all(isinstance(w, str) for w in winners)):
                 raise ValueError("winners is not a list of names")
+            if not isinstance(row["header"], str):
+                raise ValueError("header is not text")
             if row["status"] not in STATUSES or not isinstance(row["head"], int):
                 raise ValueError("status or position out of range")
             return GameRow(row["id"], row["game"], tuple(row["header"].split("\n")),

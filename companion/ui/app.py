@@ -25,7 +25,7 @@ from companion.games import GAMES, TITLES
 from companion.games.base import IllegalLine
 from companion.record import Header, RecordError, UnreadableRecord
 from companion.session import Session
-from companion.store import GameRow, Store, primary
+from companion.store import GameRow, Store, Unreadable, primary
 from companion.ui.draw import BLACK, HEADER, WHITE, WIDTH, blank
 from companion.ui.intents import Intent
 from companion.ui.play import PlayScreen
@@ -149,7 +149,7 @@ class App:
         """
         try:
             session = Session(self.store, gid)
-        except (RecordError, UnreadableRecord, IllegalLine, KeyError, ValueError) as err:
+        except (RecordError, UnreadableRecord, IllegalLine, KeyError, ValueError, Unreadable) as err:
             log.error("game %s cannot be replayed (%s); it stays in the store", gid, err)
             self.toast(f"Game {gid} cannot be replayed; kept")
             return False

@@ -1,0 +1,451 @@
+"""Fault matrix, store path (issue 12 §1 bullets 4-5, §3): damage to the store's files or
+values is noticed, set aside (never deleted), and as much is kept as the damage allows.
+
+Each case is one row of a table: a name, what it does to a store holding 6 games and 360
+entries (made the way the daemon makes it: rolling copies and checkpoints included), and
+the fewest entries that must come back. ``python -m tests.test_faults_store`` prints the
+table of entries kept against entries the damage destroyed.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import random
+import shutil
+import sqlite3
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import cast
+
+import pytest
+
+from companion import rawread
+from companion.backup import Backups, copies, make_copy
+from companion.cli import main
+from companion.config import Config
+from companion.games import GAMES
+from companion.games.base import Line
+from companion.record import Header
+from companion.salvage import open_store, raw_source
+from companion.session import Session
+from companion.store import Store
+from companion.ui.app import App
+from tests.cutdisk import Connection, Disk, PowerCut
+from tests.playout import playout
+from tests.test_process import COMPANION, ENV
+
+PLAYERS = ("Ann", "Bob", "Cat")
+#: Six games of 60 entries each, none over (seeds found by trying): 360 entries in all.
+SIX = (("microbot-racers", 0), ("penguin-panic", 0), ("leaf-climbers", 0),
+       ("microbot-racers", 1), ("penguin-panic", 1), ("leaf-climbers", 12))
+Expected = dict[int, list[tuple[str, ...]]]
+
+
+@cache
+def scripts() -> tuple[tuple[Header, tuple[Line, ...]], ...]:
+    out = []
+    for game_id, seed in SIX:
+        game = GAMES[game_id]
+        header = Header(game, PLAYERS[:max(2, game.min_players)])
+        _, lines = playout(game, header.players, random.Random(seed), steps=60)
+        assert len(lines) == 60
+        out.append((header, tuple(lines)))
+    return tuple(out)
+
+
+def build(path: str, daemon: bool = True) -> Expected:
+    """Play the six games into a store at ``path`` and leave it as a power cut would (no
+    clean stop). ``daemon``: with the rolling copies and checkpoints the daemon makes."""
+    live = pathlib.Path(path).parent / "live"
+    live.mkdir()
+    playing = str(live / pathlib.Path(path).name)
+    store = Store(playing)
+    backups = Backups(playing)
+    if daemon:
+        store.after_commit = backups.changed
+    expected: Expected = {}
+    for header, lines in scripts():
+        session = Session.new(store, header)
+        for line in lines:
+            session.play([line])
+            backups.run_due()
+        expected[session.gid] = [e.lines for e in store.entries(session.gid)]
+    # The files as the power cut finds them (closing would checkpoint and remove the log).
+    for name in live.iterdir():
+        shutil.copyfile(name, pathlib.Path(path).parent / name.name)
+    store.db.close()
+    shutil.rmtree(live)
+    return expected
+
+
+def kept(store: Store, expected: Expected) -> int:
+    """Entries carried that are true to the game (a prefix of what was played)."""
+    total = 0
+    for row in store.games(limit=1000):
+        entries = [e.lines for e in store.entries(row.id)]
+        assert entries == expected[row.id][:len(entries)], f"game {row.id} changed"
+        total += len(entries)
+    return total
+
+
+def asides(path: str) -> list[pathlib.Path]:
+    return sorted(p for p in pathlib.Path(path).parent.iterdir() if ".damaged-" in p.name)
+
+
+def garble(name: str, start: int, length: int) -> None:
+    raw = bytearray(pathlib.Path(name).read_bytes())
+    raw[start:start + length] = random.Random(start).randbytes(min(length, len(raw) - start))
+    pathlib.Path(name).write_bytes(bytes(raw))
+
+
+def wal_header(path: str) -> int:
+    garble(f"{path}-wal", 0, 32)
+    return 0  # the frames are all still there
+
+
+def wal_middle(path: str) -> int:
+    """2,000 bytes in the middle of the log; what it destroyed: entries no copy holds."""
+    size = os.path.getsize(f"{path}-wal")
+    garble(f"{path}-wal", size // 2, 2000)
+    return -1  # counted by comparing with an undamaged run (see destroyed())
+
+
+def shm(path: str) -> int:
+    garble(f"{path}-shm", 0, os.path.getsize(f"{path}-shm"))
+    return 0
+
+
+def main_deleted(path: str) -> int:
+    os.remove(path)
+    os.remove(f"{path}-shm")
+    return 0
+
+
+def halved(path: str) -> int:
+    os.truncate(path, os.path.getsize(path) // 2)
+    return -1
+
+
+def main_bytes(path: str) -> int:
+    garble(path, os.path.getsize(path) // 3, 3000)
+    return -1
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    damage: Callable[[str], int]  # returns entries destroyed for sure (-1: unknown)
+    noticed: bool | None  # set aside and said on screen (None: only if it lost entries)
+    least: int  # entries of 360 that must come back
+    stopped: bool = False  # the daemon had stopped cleanly: the log checkpointed in
+
+
+CASES = [
+    Case("log's first 32 bytes garbled", wal_header, True, 360),
+    Case("2000 bytes in the middle of the log garbled", wal_middle, True, 330),
+    Case("the -shm garbled", shm, False, 360),
+    Case("main file deleted, its log left", main_deleted, True, 360),
+    Case("3000 bytes of the main file garbled, mid-game", main_bytes, None, 330),
+    Case("3000 bytes of the main file garbled, after a clean stop", main_bytes, True, 330,
+         stopped=True),
+    Case("main file cut in half, after a clean stop", halved, True, 330, stopped=True),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_damage_is_noticed_set_aside_and_what_it_spared_is_kept(tmp_path: pathlib.Path,
+                                                                  case: Case) -> None:
+    path = str(tmp_path / "companion.sqlite")
+    expected = build(path)
+    if case.stopped:  # the daemon's clean stop: a last copy, then the close checkpoints
+        make_copy(path)
+        Store(path).close()
+    case.damage(path)
+    damaged = {p.name: p.read_bytes() for p in tmp_path.iterdir()
+               if p.is_file() and "backup" not in p.name}
+    store, note = open_store(path)
+    try:
+        count = kept(store, expected)
+        assert count >= case.least, f"{case.name}: {count} of 360 kept"
+        if case.noticed or count < 360:  # never silent
+            assert note.startswith("Damaged store") and note.endswith(f"{count} entries")
+            # never deleted: every damaged file is there, byte for byte, under its new name
+            contents = [p.read_bytes() for p in asides(path)]
+            for name, content in damaged.items():
+                assert name.endswith("-shm") or content in contents, name
+        elif case.noticed is False:
+            assert note == "" and asides(path) == []
+    finally:
+        store.close()
+
+
+# --- a single zeroed page: the index damaged, the leaves intact ---
+
+
+def keys_on(page: bytes, pgno: int, size: int) -> set[tuple[int, int]]:
+    """The (game, seq) of every entry stored on one page."""
+    cells = rawread.Pages(size, size).cells(page, pgno)
+    return {(int(c.values[0]), int(c.values[1])) for c in cells  # type: ignore[arg-type]
+            if c.kind == rawread.INDEX_LEAF}
+
+
+@pytest.mark.parametrize("with_copies", [False, True], ids=["no copies", "daemon's copies"])
+def test_zeroing_any_single_page_keeps_what_the_other_pages_hold(tmp_path: pathlib.Path,
+                                                                with_copies: bool) -> None:
+    """The target of §3, for every page of the main file in turn (the log checkpointed in).
+
+    The reader gets back every entry not on the zeroed page. A game is kept up to its first
+    entry on that page (the rest no longer replays: it stays in the file set aside); with
+    the copies the daemon makes (every 100 changes) at least 90% of the entries not on the
+    page come back into play.
+    """
+    origin = str(tmp_path / "origin.sqlite")
+    expected = build(origin, daemon=with_copies)
+    Store(origin).close()  # everything in the main file
+    raw = pathlib.Path(origin).read_bytes()
+    size = rawread.page_size(raw)
+    stored = {(gid, seq): "\n".join(lines) for gid, entries in expected.items()
+              for seq, lines in enumerate(entries, start=1)}
+    for pgno in range(1, len(raw) // size + 1):
+        case = tmp_path / f"page-{pgno}"
+        case.mkdir()
+        path = str(case / "companion.sqlite")
+        for copy in copies(origin):
+            shutil.copyfile(copy, case / copy.name.replace("origin", "companion"))
+        page = raw[(pgno - 1) * size:pgno * size]
+        on_page = keys_on(page, pgno, size)
+        pathlib.Path(path).write_bytes(raw[:(pgno - 1) * size] + bytes(size) + raw[pgno * size:])
+        read = raw_source(pathlib.Path(path), Store(":memory:").columns("games"),
+                          Store(":memory:").columns("entries"))
+        found = {key for key, rows in read.entries.items()
+                 if any(row["lines"] == stored.get(key) for row in rows)}
+        assert found >= set(stored) - on_page, f"page {pgno}"
+        store, _ = open_store(path)
+        count = kept(store, expected)
+        store.close()
+        spared = len(stored) - len(on_page)
+        if with_copies:
+            assert count >= 0.9 * spared, f"page {pgno}: {count} of {spared}"
+        else:
+            headers_lost = {cell.rowid for cell in rawread.Pages(size, size).cells(page, pgno)
+                            if cell.kind == rawread.TABLE_LEAF and cell.values[1] in GAMES}
+            prefix = sum(min([seq - 1 for g, seq in on_page if g == gid], default=60)
+                         for gid in expected if gid not in headers_lost)
+            assert count == prefix, f"page {pgno}"
+
+
+# --- checkpoints and copies ---
+
+
+def test_a_finished_game_and_a_clean_stop_leave_the_games_in_the_main_file(
+        tmp_path: pathlib.Path) -> None:
+    path = str(tmp_path / "companion.sqlite")
+    store = Store(path)
+    backups = Backups(path)
+    store.after_commit = backups.changed
+    game = GAMES["microbot-racers"]
+    _, lines = playout(game, ("Ann", "Bob"), random.Random(2), steps=2000)
+    session = Session.new(store, Header(game, ("Ann", "Bob")))
+    for line in lines:
+        session.play([line])
+    assert session.over()
+    assert backups.run_due() is not None  # the game's end asked for a copy
+    (copy,) = copies(path)
+    only_main = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)  # log ignored
+    assert only_main.execute("SELECT count(*) FROM entries").fetchone()[0] == len(lines)
+    only_main.close()
+    held = sqlite3.connect(copy)
+    assert held.execute("SELECT count(*) FROM entries").fetchone()[0] == len(lines)
+    held.close()
+    store.close()
+    assert not os.path.exists(f"{path}-wal") or os.path.getsize(f"{path}-wal") == 0
+
+
+def test_copies_roll_and_the_newest_few_are_kept(tmp_path: pathlib.Path) -> None:
+    path = str(tmp_path / "companion.sqlite")
+    store = Store(path)
+    backups = Backups(path, keep=3, every=10)
+    store.after_commit = backups.changed
+    gid = store.create("microbot-racers", ["game microbot-racers", "players Ann Bob"])
+    made = [backups.run_due().name]  # the new game's header
+    for number in range(1, 56):
+        store.push(gid, [f"table roll {number % 6 + 1} 2"], rolled=False, over=False, winners=[])
+        copy = backups.run_due()
+        if copy is not None:
+            made.append(copy.name)
+    assert made == [f"companion.sqlite.backup-{n}" for n in range(1, 7)]
+    assert [p.name for p in copies(path)] == made[::-1][:3]
+    store.close()
+
+
+# --- values that cannot be read (§1.4) ---
+
+UNREADABLE = [
+    ("winners not JSON", "UPDATE games SET winners = '{[' WHERE id = 6"),
+    ("winners not names", "UPDATE games SET winners = '[1, 2]' WHERE id = 6"),
+    ("lines a blob", "UPDATE entries SET lines = x'ff00fe' WHERE game = 6 AND seq = 30"),
+    ("lines not UTF-8", "UPDATE entries SET lines = CAST(x'41ff' AS TEXT) WHERE game = 6 AND seq = 30"),
+    ("rolled text", "UPDATE entries SET rolled = 'x' WHERE game = 6 AND seq = 30"),
+    ("head text", "UPDATE games SET head = 'x' WHERE id = 6"),
+    ("header a blob", "UPDATE games SET header = x'00' WHERE id = 2"),
+    ("updated text", "UPDATE games SET updated = 'now' WHERE id = 6"),
+]
+
+
+def spoil(path: str, sql: str) -> None:
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute(sql)
+    db.close()
+
+
+@pytest.mark.parametrize("sql", [s for _, s in UNREADABLE], ids=[n for n, _ in UNREADABLE])
+def test_a_value_that_cannot_be_read_sets_the_store_aside_and_the_rest_opens(
+        tmp_path: pathlib.Path, sql: str) -> None:
+    path = str(tmp_path / "companion.sqlite")
+    expected = build(path)  # with the daemon's copies: a lost header comes from the newest
+    Store(path).close()
+    spoil(path, sql)
+    store, note = open_store(path)
+    try:
+        assert note.startswith("Damaged store, 6 kept") or note.startswith("Damaged store, 5 kept")
+        assert asides(path)  # the whole file, as it was
+        count = kept(store, expected)
+        assert count >= 329  # game 6 up to entry 29 at worst; the others whole
+        assert store.unreadable() == ""
+        app = App(store, Config())
+        assert app.resume_latest()  # the start goes on to the latest game
+        app.history()
+        app.home_items()
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("sql", [s for _, s in UNREADABLE], ids=[n for n, _ in UNREADABLE])
+def test_companion_games_lists_what_it_can_read_and_names_what_it_cannot(
+        tmp_path: pathlib.Path, sql: str, capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(tmp_path / "companion.sqlite")
+    build(path, daemon=False)
+    Store(path).close()
+    spoil(path, sql)
+    status = main(["games", "--state", str(tmp_path)])
+    out, err = capsys.readouterr()
+    listed = [line.split()[0] for line in out.splitlines()]
+    if "games" in sql:
+        gid = sql.split("id = ")[1]
+        assert status == 1 and f"game {gid} cannot be read" in err and gid not in listed
+        assert len(listed) == 5
+    else:  # an entry: the list does not read entries
+        assert status == 0 and len(listed) == 6
+
+
+# --- export of a game that no longer replays (§1.5) ---
+
+EXPORTS = [
+    ("an illegal line", "UPDATE entries SET lines = 'Ann fly' WHERE game = 3 AND seq = 10", 10),
+    ("a blob", "UPDATE entries SET lines = x'ff00fe' WHERE game = 3 AND seq = 10", 10),
+    ("a missing entry", "DELETE FROM entries WHERE game = 3 AND seq = 10", 10),
+]
+
+
+@pytest.mark.parametrize(("sql", "bad"), [(s, b) for _, s, b in EXPORTS],
+                         ids=[n for n, _, _ in EXPORTS])
+def test_export_writes_up_to_the_last_good_entry_and_names_the_first_bad_one(
+        tmp_path: pathlib.Path, sql: str, bad: int, capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(tmp_path / "companion.sqlite")
+    expected = build(path, daemon=False)
+    Store(path).close()
+    spoil(path, sql)
+    out_file = tmp_path / "game3.rec"
+    status = main(["export", "3", "--state", str(tmp_path), "-o", str(out_file)])
+    _, err = capsys.readouterr()
+    header, _ = scripts()[2]
+    lines = out_file.read_text().splitlines()
+    good = [text.split("  #")[0] for text in lines[len(header.lines()):]]
+    assert status == 1
+    assert good == [text for entry in expected[3][:bad - 1] for text in entry]
+    (message,) = err.splitlines()
+    assert message.startswith(f"{out_file}:{len(lines) + 1}: entry {bad}")
+    status = main(["export", "3", "--state", str(tmp_path), "--raw", "-o", str(out_file)])
+    raw = out_file.read_bytes().splitlines()
+    assert status == 0 and len(raw) == len(header.lines()) + 60 - (sql.startswith("DELETE"))
+
+
+def test_the_daemon_starts_on_an_unreadable_value_and_says_so(tmp_path: pathlib.Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    path = str(state / "companion.sqlite")
+    build(path, daemon=False)
+    Store(path).close()
+    spoil(path, "UPDATE games SET winners = '{[' WHERE id = 6")
+    run = subprocess.run([*COMPANION, "run", "--state", str(state), "--emulator", "none",
+                          "--keys", ""], stdin=subprocess.DEVNULL, capture_output=True,
+                         text=True, env=ENV, timeout=120)
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    (line,) = [x for x in run.stderr.splitlines() if "damaged" in x]
+    assert "game 6 cannot be read" in line and "6 of 6 games carried" in line
+    assert "360 entries" in line
+
+
+# --- the cut-disk layer: a power cut is not damage ---
+
+
+def test_a_power_cut_at_any_moment_is_not_taken_for_damage(tmp_path: pathlib.Path) -> None:
+    """On the disk that forgets unsynced writes, a cut mid-commit leaves a torn log tail:
+    nothing acknowledged is lost, so nothing is set aside and no message is shown."""
+    header, lines = scripts()[0]
+    for cut_at in range(3, 400, 9):
+        directory = tmp_path / f"cut-{cut_at}"
+        directory.mkdir()
+        path = str(directory / "companion.sqlite")
+        disk = Disk()
+        disk.cut_at = cut_at
+        acknowledged = 0
+        store = None
+        try:
+            store = Store(path, connect=lambda p: cast(sqlite3.Connection, Connection(p, disk.name)))
+            session = Session.new(store, header)
+            for line in lines:
+                session.play([line])
+                acknowledged += 1
+        except PowerCut:
+            pass
+        disk.cut()
+        if store is not None:
+            store.db.close()
+        disk.restore()
+        disk.unregister()
+        opened, note = open_store(path)
+        found = [len(opened.entries(row.id)) for row in opened.games()]
+        opened.close()
+        assert note == "" and asides(path) == [], f"cut at {cut_at}: {note}"
+        assert found == [] or found[0] >= acknowledged
+
+
+# --- the table for the report ---
+
+
+def destroyed_and_kept(case: Case, directory: pathlib.Path) -> tuple[int, int, bool]:
+    path = str(directory / "companion.sqlite")
+    expected = build(path)
+    if case.stopped:  # the daemon's clean stop: a last copy, then the close checkpoints
+        make_copy(path)
+        Store(path).close()
+    case.damage(path)
+    store, note = open_store(path)
+    count = kept(store, expected)
+    store.close()
+    return 360 - count, count, bool(note)
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    print("| damage | entries kept of 360 | noticed |")
+    print("|---|---|---|")
+    for case in CASES:
+        with tempfile.TemporaryDirectory() as folder:
+            lost, count, noticed = destroyed_and_kept(case, pathlib.Path(folder))
+            print(f"| {case.name} | {count} | {'yes' if noticed else 'no'} |")
