@@ -12,7 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from companion.record import RecordError, Replayer, UnreadableRecord, format_record, summarise
+from companion.record import (
+    RecordError,
+    Replayer,
+    UnreadableRecord,
+    format_record,
+    summarise,
+)
 from companion.salvage import Row, legal_entries, text_or_bytes
 from companion.store import Store
 

@@ -201,7 +201,7 @@ def wal_frames(log: bytes, size: int) -> list[Frame]:
 
 def wal_page_size(log: bytes, fallback: int) -> int:
     if len(log) >= WAL_HEADER and struct.unpack(">I", log[:4])[0] in WAL_MAGIC:
-        size = struct.unpack(">I", log[8:12])[0]
+        size = int.from_bytes(log[8:12], "big")
         if size >= 512 and size & (size - 1) == 0 and size <= 65536:
             return size
     return fallback

@@ -17,6 +17,7 @@ from contextlib import ExitStack
 from functools import partial
 from typing import Any
 
+from companion.backup import keep_copies
 from companion.config import Config, ConfigError
 from companion.daemon import Daemon, Stop
 from companion.io.buttons import EMULATOR_PINS, ButtonBank, KeyLogic, pins_for
@@ -32,7 +33,6 @@ from companion.io.display import (
 from companion.io.serial import SerialPort
 from companion.io.shake import ShakeSwitch
 from companion.io.systemd import watchdog_period
-from companion.backup import keep_copies
 from companion.salvage import open_store
 from companion.ui.app import App
 from companion.ui.intents import KINDS, Intent

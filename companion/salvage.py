@@ -22,12 +22,12 @@ of these whose lines replay legally is taken.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
 import pathlib
 import sqlite3
-import itertools
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -241,8 +241,8 @@ def raw_source(path: pathlib.Path, games_columns: list[str], entries_columns: li
                 source.add_game(row)
         elif cell.kind == rawread.INDEX_LEAF and 3 <= len(values) <= len(entries_columns):
             row = dict(zip(entries_columns, values, strict=False))
-            if isinstance(row.get("lines"), str) and isinstance(row.get("seq"), int) \
-                    and row["seq"] > 0:
+            seq = row.get("seq")
+            if isinstance(row.get("lines"), str) and isinstance(seq, int) and seq > 0:
                 source.add_entry(row)
     return source
 
