@@ -128,7 +128,7 @@ class Backups:
             self.wake.wait()
             self.wake.clear()
             self.run_due()
-            if self.stopping:
+            if self.stopping and not self.wanted:  # a last copy asked for meanwhile: make it
                 return
 
     def run_due(self) -> pathlib.Path | None:

@@ -452,3 +452,20 @@ if __name__ == "__main__":
         with tempfile.TemporaryDirectory() as folder:
             lost, count, noticed = destroyed_and_kept(case, pathlib.Path(folder))
             print(f"| {case.name} | {count} | {'yes' if noticed else 'no'} |")
+
+
+def test_the_daemon_copies_the_store_and_a_clean_stop_leaves_no_log(tmp_path: pathlib.Path) -> None:
+    """The real process: a game begun and played, then a clean stop: a copy beside the store
+    holds the game, and the main file alone holds it too (no log left to lose)."""
+    run = subprocess.run([*COMPANION, "run", "--state", str(tmp_path), "--emulator", "none",
+                          "--keys", " ".join(["select"] * 9)], stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, env=ENV, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr
+    path = str(tmp_path / "companion.sqlite")
+    assert not os.path.exists(f"{path}-wal")
+    only_main = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    played = only_main.execute("SELECT count(*) FROM entries").fetchone()[0]
+    only_main.close()
+    newest = sqlite3.connect(copies(path)[0])  # made at the stop
+    assert newest.execute("SELECT count(*) FROM entries").fetchone()[0] == played > 0
+    newest.close()
