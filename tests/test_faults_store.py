@@ -120,6 +120,11 @@ def main_deleted(path: str) -> None:
     os.remove(f"{path}-shm")
 
 
+def all_deleted(path: str) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        os.remove(f"{path}{suffix}")
+
+
 def halved(path: str) -> None:
     os.truncate(path, os.path.getsize(path) // 2)
 
@@ -143,6 +148,7 @@ CASES = [
     Case("2000 bytes in the middle of the log garbled", wal_middle, True, 330),
     Case("the -shm garbled", shm, False, 360),
     Case("main file deleted, its log left", main_deleted, True, 360),
+    Case("main file and its log deleted: the newest copy", all_deleted, True, 300),
     Case("3000 bytes of the main file garbled, mid-game", main_bytes, None, 330),
     Case("3000 bytes of the main file garbled, after a clean stop", main_bytes, True, 330,
          stopped=True),
