@@ -141,7 +141,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     store = open_store(args)
     if args.game == "latest":
-        rows = store.games(limit=1)
+        rows, unreadable = readable_games(store, 1)  # the latest that can be read
+        for problem in unreadable:
+            print(f"{store.path}: {problem}", file=sys.stderr)
         if not rows:
             print("no games stored yet", file=sys.stderr)
             return EXIT_ILLEGAL

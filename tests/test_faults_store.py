@@ -516,3 +516,14 @@ def test_the_daemon_copies_the_store_and_a_clean_stop_leaves_no_log(tmp_path: pa
     newest = sqlite3.connect(copies(path)[0])  # made at the stop
     assert newest.execute("SELECT count(*) FROM entries").fetchone()[0] == played > 0
     newest.close()
+
+
+def test_export_latest_skips_a_game_it_cannot_read_and_says_so(
+        tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(tmp_path / "companion.sqlite")
+    build(path, daemon=False)
+    Store(path).close()
+    spoil(path, "UPDATE games SET winners = '{[', updated = updated + 1000 WHERE id = 6")
+    status = main(["export", "latest", "--state", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert status == 0 and out.startswith("game ") and "game 6 cannot be read" in err
