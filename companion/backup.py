@@ -49,10 +49,27 @@ def make_copy(store: str | pathlib.Path, keep: int = KEEP) -> pathlib.Path:
     existing = copies(path)
     number = int(existing[0].name.rsplit("-", 1)[1]) + 1 if existing else 1
     target = path.with_name(f"{path.name}{SUFFIX}{number}")
+    try:
+        write_copy(path, fresh)
+    except BaseException:
+        # a full card: a half-written copy must not take the space the store needs
+        with contextlib.suppress(OSError):
+            fresh.unlink()
+        raise
+    os.replace(fresh, target)
+    for old in copies(path)[keep:]:
+        old.unlink()
+    sync_directory(path.parent)
+    return target
+
+
+def write_copy(path: pathlib.Path, fresh: pathlib.Path) -> None:
+    """Checkpoint ``path``'s log, then copy it to ``fresh``, synced."""
     with contextlib.suppress(FileNotFoundError):
         fresh.unlink()
-    source = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
-    try:
+    source = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True,
+                             isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    try:  # mode=rw: a store that has gone is not created afresh here
         source.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         copy = sqlite3.connect(fresh, isolation_level=None)
         try:
@@ -65,15 +82,15 @@ def make_copy(store: str | pathlib.Path, keep: int = KEEP) -> pathlib.Path:
         source.close()
     with open(fresh, "rb") as handle:
         os.fsync(handle.fileno())
-    os.replace(fresh, target)
-    for old in copies(path)[keep:]:
-        old.unlink()
-    handle_dir = os.open(path.parent, os.O_RDONLY)
+
+
+def sync_directory(directory: pathlib.Path) -> None:
+    """Make renames in ``directory`` durable, so a power cut cannot undo them."""
+    handle = os.open(directory, os.O_RDONLY)
     try:
-        os.fsync(handle_dir)
+        os.fsync(handle)
     finally:
-        os.close(handle_dir)
-    return target
+        os.close(handle)
 
 
 class Backups:

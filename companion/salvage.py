@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion import rawread
-from companion.backup import copies
+from companion.backup import copies, sync_directory
 from companion.games import GAMES
 from companion.record import RecordError, Replayer, UnreadableRecord
 from companion.store import STATUSES, Store, primary, quote
@@ -128,17 +128,8 @@ def set_aside(path: pathlib.Path) -> pathlib.Path:
             os.replace(f"{path}{suffix}", f"{aside}{suffix}")
     if path.exists():  # a missing main file with its log left: the log alone is set aside
         os.replace(path, aside)
-    sync_directory(path.parent)
+    sync_directory(path.parent)  # a power cut now cannot bring the damaged file back
     return aside
-
-
-def sync_directory(directory: pathlib.Path) -> None:
-    """Make the renames durable, so a power cut now cannot bring the damaged file back."""
-    handle = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(handle)
-    finally:
-        os.close(handle)
 
 
 def read_only(path: str | pathlib.Path) -> sqlite3.Connection:

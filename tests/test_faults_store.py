@@ -34,6 +34,7 @@ from companion.session import Session
 from companion.store import Store
 from companion.ui.app import App
 from tests.cutdisk import Connection, Disk, PowerCut
+from tests.faults import disk_full
 from tests.playout import playout
 from tests.test_process import COMPANION, ENV
 
@@ -527,3 +528,21 @@ def test_export_latest_skips_a_game_it_cannot_read_and_says_so(
     status = main(["export", "latest", "--state", str(tmp_path)])
     out, err = capsys.readouterr()
     assert status == 0 and out.startswith("game ") and "game 6 cannot be read" in err
+
+
+def test_a_copy_that_fails_on_a_full_card_leaves_nothing_behind(
+        tmp_path: pathlib.Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = str(tmp_path / "companion.sqlite")
+    build(path, daemon=False)
+    backups = Backups(path)
+    backups.request()
+    small = tmp_path / "small"
+    small.write_bytes(bytes(4096))
+    with disk_full(str(small)):  # no file may grow past 4 KiB: the copy cannot be written
+        assert backups.run_due() is None
+    assert copies(path) == [] and sorted(p.name for p in tmp_path.iterdir()
+                                          if "backup" in p.name) == []
+    assert "store copy failed" in caplog.text
+    store, note = open_store(path)
+    assert note == "" and len(store.games()) == 6
+    store.close()
