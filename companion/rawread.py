@@ -7,11 +7,13 @@ frame of the log, keeps the pages that parse as b-tree leaves, and decodes their
 file format is public: sqlite.org/fileformat2.html). Overflow chains are followed through the
 same pages.
 
-Why our own reader: Python's ``sqlite3`` has no binding of ``sqlite3_recover``, apsw neither,
-and the ``sqlite3`` shell's ``.recover`` is a separate package on Raspberry Pi OS and reads
-the log only through SQLite (a log with a garbled header or checksum counts as empty). Here a
-log frame is read whatever its checksum says: the rules engine, not the checksum, decides
-what is kept (salvage replays every candidate line and keeps only legal ones).
+Why our own reader: Python's ``sqlite3`` has no binding of ``sqlite3_recover``, nor has apsw
+(3.54); the ``sqlite3`` shell's ``.recover`` is a separate package, and the one Debian and
+Raspberry Pi OS bookworm ship (3.40.1) stops with "SQL logic error" on any WITHOUT ROWID
+table, so on every companion store, sound or not; and it reads the log only through SQLite
+(a log with a garbled header or checksum counts as empty). Here a log frame is read whatever
+its checksum says: the rules engine, not the checksum, decides what is kept (salvage replays
+every candidate line and keeps only legal ones).
 
 >>> varint(bytes([0x81, 0x00]), 0)
 (128, 2)
