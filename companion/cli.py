@@ -96,12 +96,13 @@ def open_store(args: argparse.Namespace) -> Any:
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    """List the stored games, most recently changed first (whatever the clock said then)."""
+    """List the stored games, most recently changed first (whatever the clock said then);
+    one line for each that cannot be read (exit 1)."""
     from companion.clock import UNSURE_WORDS
     from companion.ui.app import title_of, when
 
     store = open_store(args)
-    rows = store.games(limit=args.limit)
+    rows, unreadable = readable_games(store, args.limit)
     dates = [when(row.updated, row.updated_synced, f" {UNSURE_WORDS}") for row in rows]
     width = max(map(len, dates), default=0)
     for row, date in zip(rows, dates, strict=True):
@@ -109,16 +110,45 @@ def cmd_games(args: argparse.Namespace) -> int:
         winners = f" won by {', '.join(row.winners)}" if row.winners else ""
         print(f"{row.id:5}  {date:{width}}  {row.status:9}  {title_of(row)}: "
               f"{' '.join(players)}{winners}")
-    return 0
+    for problem in unreadable:
+        print(f"{store.path}: {problem}; the companion sets it aside at its next start",
+              file=sys.stderr)
+    return EXIT_ILLEGAL if unreadable else 0
+
+
+def readable_games(store: Any, limit: int) -> tuple[list[Any], list[str]]:
+    """The stored games, and why any could not be read (a damaged value): game by game
+    only when the whole list cannot be read at once."""
+    from companion.store import Unreadable
+
+    try:
+        return store.games(limit=limit), []
+    except (Unreadable, sqlite3.OperationalError):
+        pass
+    rows, problems = [], []
+    for (gid,) in store.db.execute("SELECT id FROM games"):
+        try:
+            rows.append(store.game(gid))
+        except (Unreadable, sqlite3.OperationalError) as err:
+            problems.append(str(err))
+    rows.sort(key=lambda row: (row.touched, row.id), reverse=True)  # the store's own order
+    return rows[:limit], problems
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """Write a stored game as its record, or its summary JSON."""
-    from companion.session import Session
+    """Write a stored game as its record, or its summary JSON.
+
+    A game whose stored lines no longer replay (a damaged value) is written up to its last
+    good entry, with ``WHERE:LINE: reason`` naming the first bad one, and exit 1; ``--raw``
+    writes every stored line as it is, unchecked.
+    """
+    from companion.export import export
 
     store = open_store(args)
     if args.game == "latest":
-        rows = store.games(limit=1)
+        rows, unreadable = readable_games(store, 1)  # the latest that can be read
+        for problem in unreadable:
+            print(f"{store.path}: {problem}", file=sys.stderr)
         if not rows:
             print("no games stored yet", file=sys.stderr)
             return EXIT_ILLEGAL
@@ -129,16 +159,21 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(f"export takes 'latest' or a game number from 'companion games', not {args.game!r}",
               file=sys.stderr)
         return EXIT_CONFIG
-    try:
-        session = Session(store, gid)
-    except KeyError:
+    exported = export(store, gid, raw=args.raw)
+    if exported is None:
         print(f"no stored game number {gid}", file=sys.stderr)
         return EXIT_ILLEGAL
-    text = json.dumps(session.summary()) + "\n" if args.summary else session.record()
+    data = exported.raw if args.raw else (
+        json.dumps(exported.summary) + "\n" if args.summary else exported.record).encode()
     if args.output:
-        pathlib.Path(args.output).write_text(text, encoding="utf-8")
+        pathlib.Path(args.output).write_bytes(data)
     else:
-        sys.stdout.write(text)
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    if exported.problem and not args.raw:
+        where = args.output or f"game {gid}"
+        print(f"{where}:{exported.line}: {exported.problem}", file=sys.stderr)
+        return EXIT_ILLEGAL
     return 0
 
 
@@ -219,6 +254,8 @@ def build_parser() -> argparse.ArgumentParser:
     common(export)
     export.add_argument("game", nargs="?", default="latest", help="'latest' or a number from 'companion games'")
     export.add_argument("--summary", action="store_true", help="the summary JSON instead of the record")
+    export.add_argument("--raw", action="store_true",
+                        help="every stored line as it is, undone entries too, without replaying")
     export.add_argument("-o", "--output", help="write to this file instead of standard output")
     export.set_defaults(func=cmd_export)
     return parser

@@ -17,6 +17,7 @@ from contextlib import ExitStack
 from functools import partial
 from typing import Any
 
+from companion.backup import keep_copies
 from companion.config import Config, ConfigError
 from companion.daemon import Daemon, Stop
 from companion.io.buttons import EMULATOR_PINS, ButtonBank, KeyLogic, pins_for
@@ -160,6 +161,7 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
     with ExitStack() as stack:
         store, damaged = open_store(store_file)  # waits for a lock; sets a damaged file aside
         stack.callback(store.close)
+        stack.callback(keep_copies(store).stop)  # runs before the close: a last copy
         phone = PhoneView(config.phone, directory, store_file)
         app = App(store, config, directory, phone=phone)
         if app.resume_latest():

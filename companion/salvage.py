@@ -1,23 +1,43 @@
 """Opening the store at start-up: wait for a lock, set a damaged file aside, keep what it holds.
 
 A store another process is using (``companion export`` in a shell) is waited for, however
-long it takes: a lock is never damage. A store SQLite finds damaged (a truncated file, an
-SD card that garbled a page, a file that is not a database at all) is renamed aside, never
-deleted, with its write-ahead log beside it; the companion starts on a fresh store and
-carries into it every game that can still be read, each up to its last entry that still
-replays legally (the record is the truth: a garbled line ends what can be trusted).
+long it takes: a lock is never damage. A store that is damaged is renamed aside, never
+deleted, with its write-ahead log and shared-memory index beside it, and the companion starts
+on a fresh store holding every game that can still be read, each up to its last entry that
+still replays legally (the record is the truth: a garbled line ends what can be trusted).
+
+Damage is any of:
+
+- SQLite finds the file damaged (a truncated file, a garbled page, not a database at all);
+- a stored value cannot be decoded (a flipped bit SQLite's checks do not see);
+- the log holds committed transactions that SQLite will not read (its header or a frame in
+  the middle garbled: SQLite takes the first bad frame as the end of the log);
+- the main file is gone while its log or backup copies are still there.
+
+What is kept comes from, best first: what SQLite still reads of the damaged files; every
+leaf page and log frame of them read directly (companion/rawread.py: past a damaged index
+or log header); the newest sound backup copy (companion/backup.py). For each entry the first
+of these whose lines replay legally is taken.
 """
 
 from __future__ import annotations
 
+import itertools
+import json
 import logging
 import os
 import pathlib
 import sqlite3
 import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
 
+from companion import rawread
+from companion.backup import copies, sync_directory
+from companion.games import GAMES
 from companion.record import RecordError, Replayer, UnreadableRecord
-from companion.store import Entry, GameRow, MadeRoll, Store, primary
+from companion.store import STATUSES, Store, primary, quote
 
 log = logging.getLogger(__name__)
 
@@ -27,18 +47,23 @@ DAMAGED = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 LOCKED = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED})
 #: What SQLite keeps beside a database file (WAL mode); the log holds committed entries.
 COMPANIONS = ("-wal", "-shm")
-#: How garbled rows show when read: SQLite's own errors, or values of the wrong kind.
-UNREADABLE = (sqlite3.DatabaseError, ValueError, TypeError, AttributeError, KeyError)
+#: The two tables a game lives in; other tables are carried as SQLite reads them.
+GAMES_TABLE, ENTRIES_TABLE = "games", "entries"
+
+Row = dict[str, Any]
 
 
 def open_store(path: str) -> tuple[Store, str]:
     """The store at ``path``, and a one-line note for the screen ("" when all is well)."""
+    finding = missing_or_hidden(pathlib.Path(path))
+    if finding:
+        return salvage(path, finding)
     waiting = False
     while True:
         store: Store | None = None
         try:
             store = Store(path)
-            finding = store.check()
+            finding = store.check() or store.unreadable()
         except sqlite3.DatabaseError as err:
             if store is not None:
                 store.close()
@@ -56,19 +81,42 @@ def open_store(path: str) -> tuple[Store, str]:
             return salvage(path, f"unreadable text in the store ({err.reason})")
         if not finding:
             return store, ""
-        store.close()
+        store.db.close()  # no checkpoint: the files are set aside as they are
         return salvage(path, finding)
 
 
+def missing_or_hidden(path: pathlib.Path) -> str:
+    """Damage seen before SQLite opens the files (it would hide it): a missing main file
+    with a log or copies left, or committed transactions the log will not give back."""
+    log_file = pathlib.Path(f"{path}-wal")
+    if not path.exists():
+        if log_file.exists() and log_file.stat().st_size > rawread.WAL_HEADER:
+            return "the main file is missing but its log is there"
+        if copies(path):
+            return "the main file is missing but its backup copies are there"
+        return ""
+    if not log_file.exists():
+        return ""
+    main, wal = rawread.read_files(path)
+    size = rawread.page_size(main)
+    used, hidden = rawread.log_findings(wal, rawread.wal_page_size(wal, size))
+    if hidden:
+        return (f"the log is damaged: {hidden} frames of committed changes after its "
+                f"first {used} cannot be read by SQLite")
+    return ""
+
+
 def salvage(path: str, finding: str) -> tuple[Store, str]:
-    """Set the damaged file aside, start a fresh store and carry the readable games into it."""
+    """Set the damaged files aside, start a fresh store and carry what can be read into it."""
     finding = " ".join(finding.split())  # quick_check may answer on several lines
     aside = set_aside(pathlib.Path(path))
     store = Store(path)
-    carried, seen = carry_games(aside, store)
-    log.error("store %s is damaged (%s): kept as %s; %d of %d games carried into a fresh store",
-              path, finding, aside.name, carried, seen)
-    return store, f"Damaged store, {carried} kept"  # one line of the 128-pixel screen
+    kept = carry_games(aside, store)
+    log.error("store %s is damaged (%s): kept as %s; %d of %d games carried into a fresh "
+              "store, with %d entries%s", path, finding, aside.name, kept.games, kept.seen,
+              kept.entries, f" (starting from {kept.backup})" if kept.backup else "")
+    # one line of the 128-pixel screen (it wraps the rest)
+    return store, f"Damaged store, {kept.games} kept, {kept.entries} entries"
 
 
 def set_aside(path: pathlib.Path) -> pathlib.Path:
@@ -82,103 +130,258 @@ def set_aside(path: pathlib.Path) -> pathlib.Path:
     for suffix in COMPANIONS:  # the log first: a crash between renames leaves no stray log
         if pathlib.Path(f"{path}{suffix}").exists():
             os.replace(f"{path}{suffix}", f"{aside}{suffix}")
-    os.replace(path, aside)
-    sync_directory(path.parent)
+    if path.exists():  # a missing main file with its log left: the log alone is set aside
+        os.replace(path, aside)
+    sync_directory(path.parent)  # a power cut now cannot bring the damaged file back
     return aside
 
 
-def sync_directory(directory: pathlib.Path) -> None:
-    """Make the renames durable, so a power cut now cannot bring the damaged file back."""
-    handle = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(handle)
-    finally:
-        os.close(handle)
-
-
-def read_only(path: str) -> sqlite3.Connection:
+def read_only(path: str | pathlib.Path) -> sqlite3.Connection:
     """A connection that leaves the set-aside file as it was (SQLite may add a ``-shm``).
 
     ``writable_schema`` makes SQLite read on past a damaged schema instead of refusing the
-    whole file; the connection cannot write, so nothing is changed by it.
+    whole file; the connection cannot write, so nothing is changed by it. Text that is not
+    UTF-8 comes back as bytes, for the checks below to refuse, instead of failing the row.
     """
     db = sqlite3.connect(f"{pathlib.Path(path).resolve().as_uri()}?mode=ro", uri=True,
                          isolation_level=None)
+    db.text_factory = text_or_bytes
     db.execute("PRAGMA writable_schema = ON")
     return db
 
 
-def carry_games(aside: pathlib.Path, store: Store) -> tuple[int, int]:
-    """Copy what can be read; (games carried, games found)."""
+def text_or_bytes(raw: bytes) -> str | bytes:
     try:
-        damaged = Store(str(aside), connect=read_only)
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw
+
+
+# --- where rows come from ---
+
+
+class Source:
+    """Rows of one damaged or backed-up file set, by table and key, as far as they read."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.games: dict[int, list[Row]] = {}
+        self.entries: dict[tuple[int, int], list[Row]] = {}
+        self.others: dict[str, list[Row]] = {}
+
+    def add_game(self, row: Row) -> None:
+        if isinstance(row.get("id"), int) and row not in self.games.setdefault(row["id"], []):
+            self.games[row["id"]].append(row)
+
+    def add_entry(self, row: Row) -> None:
+        key = (row.get("game"), row.get("seq"))
+        if all(isinstance(k, int) for k in key) and row not in self.entries.setdefault(key, []):  # type: ignore[arg-type]
+            self.entries[key].append(row)  # type: ignore[index]
+
+
+def sqlite_source(name: str, path: pathlib.Path) -> Source:
+    """What SQLite reads of a file: every row it can reach, table by table; a read that
+    fails part-way keeps the rows before, and entries are also looked up game by game,
+    so that one damaged page does not hide the rest."""
+    source = Source(name)
+    try:
+        db = read_only(path)
     except sqlite3.DatabaseError:
-        return 0, 0  # not even the list of tables can be read
+        return source
     try:
-        ids: set[int] = set()
-        try:
-            for (gid,) in damaged.db.execute("SELECT id FROM games"):
-                ids.add(gid)
-        except sqlite3.DatabaseError:
-            pass  # keep the ids read before the damaged page
-        carried = 0
-        for gid in sorted(ids):
-            try:
-                row = damaged.game(gid)
-            except UNREADABLE:
-                continue
-            trusted = readable_entries(damaged, row) if row.id == gid else None
-            if trusted is not None:
-                store.carry(*trusted, readable_rolls(damaged, gid))
-                carried += 1
-        return carried, len(ids)
+        for row in rows(db, f"SELECT * FROM {GAMES_TABLE}"):
+            source.add_game(row)
+        for row in rows(db, f"SELECT * FROM {ENTRIES_TABLE}"):
+            source.add_entry(row)
+        for gid in list(source.games):
+            for row in rows(db, f"SELECT * FROM {ENTRIES_TABLE} WHERE game = ? ORDER BY seq",
+                            (gid,)):
+                source.add_entry(row)
+        for table in tables(db):
+            if table not in (GAMES_TABLE, ENTRIES_TABLE):
+                source.others[table] = list(rows(db, f"SELECT * FROM {quote(table)}"))
     finally:
-        damaged.close()
+        db.close()
+    return source
 
 
-def readable_rolls(damaged: Store, gid: int) -> list[MadeRoll]:
-    """The game's dice audit, or none of it if it cannot all be read (it is a record of
-    what was rolled, not part of the game: the game is carried without it)."""
+def rows(db: sqlite3.Connection, sql: str, args: tuple[Any, ...] = ()) -> Iterator[Row]:
+    """The rows of a query as dicts, up to the first that SQLite cannot read."""
     try:
-        return damaged.rolls(gid)
-    except UNREADABLE:
-        return []
+        cursor = db.execute(sql, args)
+        names = [d[0] for d in cursor.description]
+        for values in cursor:
+            yield dict(zip(names, values, strict=True))
+    except sqlite3.DatabaseError:
+        return
 
 
-def readable_entries(damaged: Store, row: GameRow) -> tuple[GameRow, list[Entry]] | None:
-    """The game's row and its entries up to the first one unreadable, missing or illegal;
-    the position and the result made to agree with them. None if the header is bad."""
+def tables(db: sqlite3.Connection) -> list[str]:
+    return [row["name"] for row in rows(
+        db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+
+
+def raw_source(path: pathlib.Path, games_columns: list[str], entries_columns: list[str]) -> Source:
+    """Every games and entries row on the files' leaf pages and log frames (rawread.py),
+    named by the fresh store's columns: a row is taken for a game or an entry only when
+    its values have the kinds those columns hold."""
+    source = Source("pages")
+    main, wal = rawread.read_files(path)
+    for cell in rawread.cells(main, wal):
+        values = cell.values
+        if cell.kind == rawread.TABLE_LEAF and 3 <= len(values) <= len(games_columns):
+            row = dict(zip(games_columns, values, strict=False))
+            row["id"] = cell.rowid  # INTEGER PRIMARY KEY: the rowid, stored as NULL
+            if row.get("game") in GAMES and str(row.get("header", "")).startswith("game "):
+                source.add_game(row)
+        elif cell.kind == rawread.INDEX_LEAF and 3 <= len(values) <= len(entries_columns):
+            row = dict(zip(entries_columns, values, strict=False))
+            seq = row.get("seq")
+            if isinstance(row.get("lines"), str) and isinstance(seq, int) and seq > 0:
+                source.add_entry(row)
+    return source
+
+
+def newest_sound_copy(path: pathlib.Path) -> pathlib.Path | None:
+    """The newest backup copy SQLite finds sound (quick_check), or None."""
+    for copy in copies(path):
+        try:
+            db = read_only(copy)
+            try:
+                if db.execute("PRAGMA quick_check").fetchone()[0] == "ok":
+                    return copy
+            finally:
+                db.close()
+        except sqlite3.DatabaseError:
+            continue
+    return None
+
+
+# --- putting a game back together ---
+
+
+@dataclass
+class Kept:
+    """What salvage carried: games, of games seen, entries, and the copy it started from."""
+
+    games: int = 0
+    seen: int = 0
+    entries: int = 0
+    backup: str = ""
+    rows: dict[str, list[Row]] = field(default_factory=dict)
+
+
+def carry_games(aside: pathlib.Path, store: Store) -> Kept:
+    """Copy into ``store`` every game that can be read from the set-aside files, starting
+    from the newest sound backup copy (it sits beside the store, ``aside``'s original)."""
+    original = aside.with_name(aside.name.split(".damaged-")[0])
+    copy = newest_sound_copy(original)
+    sources = [sqlite_source("damaged", aside) if aside.exists() else Source("damaged"),
+               raw_source(aside, store.columns(GAMES_TABLE), store.columns(ENTRIES_TABLE))]
+    if copy is not None:
+        sources.append(sqlite_source(copy.name, copy))
+    kept = Kept(backup=copy.name if copy else "")
+    ids = sorted({gid for source in sources for gid in source.games})
+    kept.seen = len(ids)
+    found: dict[str, list[Row]] = {GAMES_TABLE: [], ENTRIES_TABLE: []}
+    for gid in ids:
+        rebuilt = rebuild(gid, sources)
+        if rebuilt is not None:
+            game, entries = rebuilt
+            found[GAMES_TABLE].append(game)
+            found[ENTRIES_TABLE] += entries
+            kept.games += 1
+            kept.entries += len(entries)
+    for source in reversed(sources):  # other tables: the best source's rows go in first
+        for table, others in source.others.items():
+            if table in store.tables():
+                found.setdefault(table, [])[:0] = others
+    store.carry(found)
+    return kept
+
+
+def rebuild(gid: int, sources: list[Source]) -> tuple[Row, list[Row]] | None:
+    """A game's row and its entries up to the first one no source can give legally; the
+    position and the result made to agree with them. None if no header replays."""
+    for row in (r for source in sources for r in source.games.get(gid, [])):
+        replayer = header_replayer(row.get("header"))
+        if replayer is not None:
+            break
+    else:
+        return None
+    replay = legal_entries(replayer, len(row["header"].split("\n")), (
+        [r for source in sources for r in source.entries.get((gid, seq), [])]
+        for seq in itertools.count(1)))
+    return fixed_row(row, replayer, replay.states), replay.taken
+
+
+def header_replayer(header: object) -> Replayer | None:
+    """A replayer past a stored header, or None if the header does not replay."""
+    if not isinstance(header, str):
+        return None
     replayer = Replayer()
-    number = 0
     try:
-        for number, text in enumerate(row.header, start=1):
+        for number, text in enumerate(header.split("\n"), start=1):
             replayer.feed(number, text)
         replayer.finish()
     except (RecordError, UnreadableRecord):
         return None
-    assert replayer.header is not None  # finish() saw the players line
-    game = replayer.header.game
-    states = [replayer.state]
-    entries: list[Entry] = []
-    seq = 1
-    while True:
-        try:
-            entry = damaged.entry(row.id, seq)
-            if entry is None:
-                break
-            for text in entry.lines:
-                number += 1
-                replayer.feed(number, text)
-        except (*UNREADABLE, RecordError):
+    return replayer
+
+
+@dataclass
+class Replay:
+    """The entries that replayed legally, the state before and after each, and why the
+    next position did not (its record line and the reason; "" when none was left)."""
+
+    taken: list[Row]
+    states: list[Any]
+    line: int = 0
+    reason: str = ""
+
+
+def legal_entries(replayer: Replayer, number: int, candidates: Iterable[list[Row]]) -> Replay:
+    """Feed each position's first candidate whose lines replay legally, stopping at a
+    position with none. ``number`` is the record line the header ended on."""
+    replay = Replay([], [replayer.state])
+    for seq, options in enumerate(candidates, start=1):
+        replay.line, replay.reason = number + 1, f"entry {seq} is missing" if not options else ""
+        for row in options:
+            text, before, count = row.get("lines"), replayer.state, len(replayer.actions)
+            if not isinstance(text, str) or row.get("rolled", 0) not in (0, 1):
+                replay.reason = f"entry {seq} cannot be read: its lines are not text"
+                continue
+            try:
+                for offset, line in enumerate(text.split("\n"), start=1):
+                    replayer.feed(number + offset, line)
+            except RecordError as err:
+                replayer.state = before
+                del replayer.actions[count:]
+                replay.line, replay.reason = err.line, f"entry {seq}: {err.reason}"
+                continue
+            number += text.count("\n") + 1
+            replay.taken.append(row)
+            replay.states.append(replayer.state)
             break
-        entries.append(entry)
-        states.append(replayer.state)
-        seq += 1
-    head = min(row.head, len(entries))
+        else:
+            return replay
+    replay.line, replay.reason = number + 1, ""
+    return replay
+
+
+def fixed_row(row: Row, replayer: Replayer, states: list[Any]) -> Row:
+    """The game row made to agree with the entries kept: position, status and winners."""
+    assert replayer.header is not None
+    game = replayer.header.game
+    head = row.get("head")
+    kept = len(states) - 1
+    head = min(head, kept) if isinstance(head, int) and head >= 0 else kept
     state = states[head]
-    status = row.status if row.status == "abandoned" else "over" if game.over(state) else "playing"
-    created, updated = (t if isinstance(t, float) else time.time() for t in (row.created, row.updated))
-    touched = row.touched if isinstance(row.touched, int) else 0  # 0: placed next
-    fixed = GameRow(row.id, game.id, row.header, created, updated, head, status,
-                    tuple(game.winners(state)), touched, row.created_synced, row.updated_synced)
-    return fixed, entries
+    status = "abandoned" if row.get("status") == "abandoned" else \
+        "over" if game.over(state) else "playing"
+    assert status in STATUSES
+    now = time.time()
+    created, updated = (row.get(k) if isinstance(row.get(k), float) else now
+                        for k in ("created", "updated"))
+    return {**row, "game": game.id, "head": head, "status": status, "created": created,
+            "updated": updated, "winners": json.dumps(list(game.winners(state)))}

@@ -20,11 +20,12 @@ to be shown, each with whether the clock was synchronised when it was read.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -83,6 +84,14 @@ NEXT_TOUCH = "(SELECT coalesce(max(touched), 0) + 1 FROM games)"
 TOUCH = f"touched = {NEXT_TOUCH}, updated = ?, updated_synced = ?"
 
 
+STATUSES = ("playing", "over", "abandoned")
+
+
+class Unreadable(sqlite3.DatabaseError):
+    """A stored value that cannot be decoded: a flipped bit that SQLite's own checks do not
+    see (they check the file's structure, not what a column means to us)."""
+
+
 @dataclass(frozen=True)
 class Entry:
     """One confirmed entry: its position, its record lines, and whether the device rolled."""
@@ -132,6 +141,9 @@ class Store:
         self.path = path
         self.clock = clock
         self.writes = 0  # write transactions begun (the fault-injection point counts them)
+        # Called after each new game, entry or head move, with whether it began or ended a
+        # game (a milestone): the rolling copies (companion/backup.py) hang here.
+        self.after_commit: Callable[[bool], None] | None = None
         self.db = (connect or _connect)(path)
         try:
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -152,8 +164,16 @@ class Store:
             raise
 
     def close(self) -> None:
-        """Close the connection."""
+        """Checkpoint the log into the main file, then close the connection (a clean stop)."""
+        with contextlib.suppress(sqlite3.Error):  # a damaged or busy file still closes;
+            self.checkpoint()  # the log keeps what it holds
         self.db.close()
+
+    def checkpoint(self) -> None:
+        """Copy the log's committed pages into the main file, never waiting for anybody
+        (PASSIVE): afterwards the main file alone holds the games, and damage to the log
+        can cost only what was played since."""
+        self.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
 
     def pragma(self, name: str) -> str | int:
         """Read one pragma (tests check the durability settings)."""
@@ -218,6 +238,7 @@ class Store:
                 (game, "\n".join(header), now.when, now.when, now.synced, now.synced),
             )
         assert cur.lastrowid is not None
+        self._committed(True)  # a new header: in no copy yet
         return cur.lastrowid
 
     def push(self, gid: int, lines: Sequence[str], rolled: bool, over: bool,
@@ -231,6 +252,7 @@ class Store:
                        (gid, head, "\n".join(lines), int(rolled)))
             self._move(db, gid, head, over, winners)
             self._keep_roll(db, gid, made)
+        self._committed(over)
         return head
 
     def move_head(self, gid: int, head: int, over: bool, winners: Sequence[str],
@@ -240,6 +262,11 @@ class Store:
         with self._write() as db:
             self._move(db, gid, head, over, winners)
             self._keep_roll(db, gid, made)
+        self._committed(over)
+
+    def _committed(self, milestone: bool) -> None:
+        if self.after_commit is not None:
+            self.after_commit(milestone)
 
     def rolls(self, gid: int, seq: int | None = None) -> list[MadeRoll]:
         """The game's device rolls in the order made (only those at entry ``seq``, if given)."""
@@ -267,24 +294,61 @@ class Store:
             db.execute(f"UPDATE games SET status = ?, {TOUCH} WHERE id = ?",
                        (status, now.when, now.synced, gid))
 
-    def carry(self, row: GameRow, entries: Sequence[Entry], rolls: Sequence[MadeRoll] = ()) -> None:
-        """Store a game read from a damaged store, under its own id and place in the order
-        (a game whose place is unknown comes next), with its dice audit when that could be
-        read, in one transaction."""
+    def columns(self, table: str) -> list[str]:
+        """A table's column names in order ([] for no such table)."""
+        return [row[1] for row in self.db.execute(f"PRAGMA table_info({quote(table)})")]
+
+    def tables(self) -> list[str]:
+        """The store's own tables (not SQLite's)."""
+        return [row[0] for row in self.db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+
+    def carry(self, rows: Mapping[str, Sequence[Mapping[str, object]]]) -> None:
+        """Store rows read from a damaged store, table by table, in one transaction.
+
+        Each row gives its values by column name; the columns this store's table has are
+        copied, the others dropped, a missing one takes its default. So tables and columns
+        that later versions add are carried without changing this code. A row that
+        clashes with one already carried, or refers to a row that was not, is left out.
+        """
         with self._write() as db:
-            db.execute(
-                "INSERT INTO games (id, game, header, created, updated, head, status, winners,"
-                " created_synced, updated_synced, touched)"
-                f" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, {NEXT_TOUCH}))",
-                (row.id, row.game, "\n".join(row.header), row.created, row.updated, row.head,
-                 row.status, json.dumps(list(row.winners)), row.created_synced,
-                 row.updated_synced, row.touched if row.touched > 0 else None))
-            for entry in entries:
-                db.execute("INSERT INTO entries (game, seq, lines, rolled) VALUES (?, ?, ?, ?)",
-                           (row.id, entry.seq, "\n".join(entry.lines), int(entry.rolled)))
-            for made in rolls:
-                db.execute("INSERT INTO rolls (game, n, seq, lines, again) VALUES (?, ?, ?, ?, ?)",
-                           (row.id, made.n, made.seq, "\n".join(made.lines), int(made.again)))
+            for table, found in rows.items():
+                names = set(self.columns(table))
+                for row in found:
+                    keys = [k for k in row if k in names]
+                    try:
+                        db.execute(f"INSERT OR IGNORE INTO {quote(table)}"
+                                   f" ({', '.join(map(quote, keys))})"
+                                   f" VALUES ({', '.join('?' * len(keys))})", [row[k] for k in keys])
+                    except sqlite3.IntegrityError:
+                        continue
+
+    def unreadable(self) -> str:
+        """The first stored value that cannot be decoded ("" when every one can).
+
+        Every game row and entry is checked once, as the screens would read it, so that a
+        value of the wrong kind (a blob for text, winners that are not JSON, text that is
+        not UTF-8) is found at start-up, not when a player opens the game. The entries are
+        checked in bulk (SQLite checks the kinds, Python the text game by game): about
+        0.1 s for 36,000 entries on a PC.
+        """
+        try:
+            for row in self.db.execute("SELECT * FROM games"):
+                self._row(row)
+            bad = self.db.execute("SELECT game, seq, lines, rolled FROM entries WHERE"
+                                  " typeof(lines) != 'text' OR rolled NOT IN (0, 1)").fetchone()
+            if bad is not None:
+                _entry(*bad)
+            self.db.text_factory = bytes
+            for gid, text in self.db.execute(
+                    "SELECT game, group_concat(lines, char(10)) FROM entries GROUP BY game"):
+                if not utf8(text):
+                    return f"game {gid} cannot be read: an entry's lines are not UTF-8 text"
+        except sqlite3.DatabaseError as err:  # Unreadable, or SQLite's own finding
+            return str(err)
+        finally:
+            self.db.text_factory = str
+        return ""
 
     def game(self, gid: int) -> GameRow:
         """One game's bookkeeping; KeyError when there is no such game."""
@@ -310,7 +374,7 @@ class Store:
         rows = self.db.execute(
             "SELECT seq, lines, rolled FROM entries WHERE game = ? AND seq BETWEEN ? AND ?"
             " ORDER BY seq", (gid, start, upto))
-        return [Entry(seq, tuple(text.split("\n")), bool(rolled)) for seq, text, rolled in rows]
+        return [_entry(gid, seq, text, rolled) for seq, text, rolled in rows]
 
     def entry(self, gid: int, seq: int) -> Entry | None:
         """One entry, or ``None``."""
@@ -341,9 +405,45 @@ class Store:
         columns = set(row.keys())
         touched, created_synced, updated_synced = (
             row[key] if key in columns else 0 for key in ("touched", "created_synced", "updated_synced"))
-        return GameRow(row["id"], row["game"], tuple(row["header"].split("\n")), row["created"],
-                       row["updated"], row["head"], row["status"], tuple(json.loads(row["winners"])),
-                       touched, created_synced == 1, updated_synced == 1)
+        try:
+            try:
+                winners = json.loads(row["winners"])
+            except json.JSONDecodeError:
+                raise ValueError("winners is not JSON") from None
+            if not (isinstance(winners, list) and all(isinstance(w, str) for w in winners)):
+                raise ValueError("winners is not a list of names")
+            if not isinstance(row["header"], str):
+                raise TypeError("header is not text")
+            if row["status"] not in STATUSES or not isinstance(row["head"], int):
+                raise ValueError("status or position out of range")
+            if not isinstance(touched, int):
+                raise ValueError("its place in the order is not a number")
+            return GameRow(row["id"], row["game"], tuple(row["header"].split("\n")),
+                           float(row["created"]), float(row["updated"]), row["head"],
+                           row["status"], tuple(winners), touched, created_synced == 1,
+                           updated_synced == 1)
+        except (ValueError, TypeError, AttributeError) as err:
+            raise Unreadable(f"game {row['id']} cannot be read: {err}") from None
+
+
+def _entry(gid: int, seq: int, text: object, rolled: object) -> Entry:
+    if not isinstance(text, str) or rolled not in (0, 1):
+        raise Unreadable(f"game {gid} entry {seq} cannot be read: its lines are not text")
+    return Entry(seq, tuple(text.split("\n")), bool(rolled))
+
+
+def utf8(raw: bytes) -> bool:
+    """Whether stored bytes are UTF-8 text."""
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def quote(name: str) -> str:
+    """An SQL identifier, quoted (table and column names come from the file itself)."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 def order_by_sequence(db: sqlite3.Connection) -> None:

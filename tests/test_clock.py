@@ -326,7 +326,8 @@ def test_an_old_store_set_aside_as_damaged_is_read_without_being_changed(
     old_store(str(aside))
     before = aside.read_bytes()
     fresh = Store(str(tmp_path / "companion.sqlite"))
-    assert carry_games(aside, fresh) == (len(OLD_GAMES), len(OLD_GAMES))
+    kept = carry_games(aside, fresh)
+    assert (kept.games, kept.seen) == (len(OLD_GAMES), len(OLD_GAMES))
     assert aside.read_bytes() == before
     for gid, (text, _) in enumerate(OLD_GAMES, start=1):
         assert Session(fresh, gid).state == replay_text(text).state

@@ -88,7 +88,7 @@ def test_a_file_that_is_not_a_database_is_set_aside_never_deleted(
     pathlib.Path(path).write_bytes(garbage)
     with caplog.at_level(logging.ERROR):
         store, note = open_store(path)
-    assert note == "Damaged store, 0 kept"
+    assert note == "Damaged store, 0 kept, 0 entries"
     (aside,) = asides(path)
     assert aside.read_bytes() == garbage
     assert store.games() == [] and store.check() == ""
@@ -111,7 +111,8 @@ def test_a_truncated_store_keeps_the_games_that_can_still_be_read(path: str, cut
     assert aside.read_bytes() == damaged
     assert_carried_games_are_true_prefixes(store, games)
     carried = len(store.games(limit=1000))
-    assert note == f"Damaged store, {carried} kept"
+    entries = sum(len(store.entries(row.id)) for row in store.games(limit=1000))
+    assert note == f"Damaged store, {carried} kept, {entries} entries"
     if cut >= 0.9:  # only the tail was lost: every game is still there
         assert carried == len(games)
     store.close()

@@ -320,7 +320,8 @@ def test_salvage_carries_the_dice_audit(tmp_path: pathlib.Path) -> None:
     made = old.rolls(table.session.gid)
     old.close()
     fresh = Store(str(tmp_path / "new.sqlite"))
-    assert carry_games(tmp_path / "old.sqlite", fresh) == (1, 1)
+    kept = carry_games(tmp_path / "old.sqlite", fresh)
+    assert (kept.games, kept.seen) == (1, 1)
     assert fresh.rolls(table.session.gid) == made
     assert Session(fresh, table.session.gid).roll_again(table.ask) == ("6",)
     fresh.close()
@@ -332,7 +333,8 @@ def test_salvage_of_a_store_from_before_the_audit_carries_its_games(tmp_path: pa
     old.db.execute("DROP TABLE rolls")  # as an older companion left it
     old.close()
     fresh = Store(str(tmp_path / "new.sqlite"))
-    assert carry_games(tmp_path / "old.sqlite", fresh) == (1, 1)
+    kept = carry_games(tmp_path / "old.sqlite", fresh)
+    assert (kept.games, kept.seen) == (1, 1)
     fresh.close()
 
 

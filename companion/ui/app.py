@@ -27,7 +27,7 @@ from companion.games.base import IllegalLine
 from companion.phone import PhoneView
 from companion.record import Header, RecordError, UnreadableRecord
 from companion.session import Session
-from companion.store import GameRow, Store, primary
+from companion.store import GameRow, Store, Unreadable, primary
 from companion.ui.draw import BLACK, HEADER, WHITE, WIDTH, blank
 from companion.ui.intents import ENCODER, TILT, Intent
 from companion.ui.keytest import KeyEdge, KeyTest, PatternTest
@@ -178,7 +178,7 @@ class App:
         """
         try:
             session = Session(self.store, gid)
-        except (RecordError, UnreadableRecord, IllegalLine, KeyError, ValueError) as err:
+        except (RecordError, UnreadableRecord, IllegalLine, KeyError, ValueError, Unreadable) as err:
             log.error("game %s cannot be replayed (%s); it stays in the store", gid, err)
             self.toast(f"Game {gid} cannot be replayed; kept")
             return False

@@ -1,0 +1,80 @@
+"""A stored game as its record, even when part of it no longer replays.
+
+``companion export`` reads the store as it is (the daemon may be running): it changes
+nothing, and it never stops at a traceback. A game whose stored lines are damaged is
+written up to its last entry that replays legally, and the first bad entry is named by its
+record line. The raw form writes every stored line as it is, unchecked, for a person (or a
+recovery tool) to read what the replay could not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from companion.record import (
+    RecordError,
+    Replayer,
+    UnreadableRecord,
+    format_record,
+    summarise,
+)
+from companion.salvage import Row, legal_entries, text_or_bytes
+from companion.store import Store
+
+ROLLED = "  # rolled by the companion"
+
+
+@dataclass(frozen=True)
+class Exported:
+    """One game, exported: its record and summary up to the last good entry, every stored
+    line raw, and the first problem (its record line and reason; "" when none)."""
+
+    record: str
+    summary: dict[str, Any]
+    raw: bytes
+    line: int = 0
+    problem: str = ""
+
+
+def export(store: Store, gid: int, raw: bool = False) -> Exported | None:
+    """Game ``gid`` of ``store``, or None when there is no such game."""
+    store.db.text_factory = text_or_bytes  # text that is not UTF-8 is refused below, not here
+    found = store.db.execute("SELECT * FROM games WHERE id = ?", (gid,)).fetchone()
+    if found is None:
+        return None
+    row: Row = dict(found)
+    entries = {r["seq"]: dict(r) for r in store.db.execute(
+        "SELECT * FROM entries WHERE game = ? ORDER BY seq", (gid,))}
+    every = stored_lines(row, entries) if raw else b""
+    header = row["header"]
+    replayer = Replayer()
+    try:
+        if not isinstance(header, str):
+            raise UnreadableRecord("its header is not text")
+        lines = header.split("\n")
+        for number, text in enumerate(lines, start=1):
+            replayer.feed(number, text)
+        replayer.finish()
+    except RecordError as err:
+        return Exported("", {}, every, err.line, f"game {gid}'s header: {err.reason}")
+    except UnreadableRecord as err:
+        return Exported("", {}, every, 1, f"game {gid}'s header: {err}")
+    assert replayer.header is not None
+    head = row["head"] if isinstance(row["head"], int) else max(entries, default=0)
+    replay = legal_entries(replayer, len(lines),
+                           ([entries[seq]] if seq in entries else [] for seq in range(1, head + 1)))
+    actions = [f"{text}{ROLLED}" if entry["rolled"] else text
+               for entry in replay.taken for text in entry["lines"].split("\n")]
+    header_value = replayer.header
+    record = format_record(header_value, actions)
+    summary = summarise(header_value.game, header_value.players, replay.states[-1])
+    problem = f"{replay.reason} (exported up to entry {len(replay.taken)}; --raw gives every " \
+              f"stored line)" if replay.reason else ""
+    return Exported(record, summary, every, replay.line, problem)
+
+
+def stored_lines(row: Row, entries: dict[int, Row]) -> bytes:
+    """The header and every stored entry's lines, as stored (bytes as they are)."""
+    values = [row["header"], *(entry["lines"] for _, entry in sorted(entries.items()))]
+    return b"".join((v if isinstance(v, bytes) else str(v).encode()) + b"\n" for v in values)

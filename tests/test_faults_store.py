@@ -1,0 +1,551 @@
+"""Fault matrix, store path (issue 12 §1 bullets 4-5, §3): damage to the store's files or
+values is noticed, set aside (never deleted), and as much is kept as the damage allows.
+
+Each case is one row of a table: a name, what it does to a store holding 6 games and 360
+entries (made the way the daemon makes it: rolling copies and checkpoints included), and
+the fewest entries that must come back. ``python -m tests.test_faults_store`` prints the
+table of entries kept against entries the damage destroyed.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import random
+import shutil
+import sqlite3
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import cast
+
+import pytest
+
+from companion import rawread
+from companion.backup import Backups, copies, make_copy
+from companion.cli import main
+from companion.config import Config
+from companion.games import GAMES
+from companion.games.base import Line
+from companion.record import Header
+from companion.salvage import open_store, raw_source
+from companion.session import Session
+from companion.store import Store
+from companion.ui.app import App
+from tests.cutdisk import Connection, Disk, PowerCut
+from tests.faults import disk_full
+from tests.playout import playout
+from tests.test_process import COMPANION, ENV
+
+PLAYERS = ("Ann", "Bob", "Cat")
+#: Six games of 60 entries each, none over (seeds found by trying): 360 entries in all.
+SIX = (("microbot-racers", 0), ("penguin-panic", 0), ("leaf-climbers", 0),
+       ("microbot-racers", 1), ("penguin-panic", 1), ("leaf-climbers", 12))
+Expected = dict[int, list[tuple[str, ...]]]
+
+
+@cache
+def scripts() -> tuple[tuple[Header, tuple[Line, ...]], ...]:
+    out = []
+    for game_id, seed in SIX:
+        game = GAMES[game_id]
+        header = Header(game, PLAYERS[:max(2, game.min_players)])
+        _, lines = playout(game, header.players, random.Random(seed), steps=60)
+        assert len(lines) == 60
+        out.append((header, tuple(lines)))
+    return tuple(out)
+
+
+def build(path: str, daemon: bool = True) -> Expected:
+    """Play the six games into a store at ``path`` and leave it as a power cut would (no
+    clean stop). ``daemon``: with the rolling copies and checkpoints the daemon makes."""
+    live = pathlib.Path(path).parent / "live"
+    live.mkdir()
+    playing = str(live / pathlib.Path(path).name)
+    store = Store(playing)
+    backups = Backups(playing)
+    if daemon:
+        store.after_commit = backups.changed
+    expected: Expected = {}
+    for header, lines in scripts():
+        session = Session.new(store, header)
+        for line in lines:
+            session.play([line])
+            backups.run_due()
+        expected[session.gid] = [e.lines for e in store.entries(session.gid)]
+    # The files as the power cut finds them (closing would checkpoint and remove the log).
+    for name in live.iterdir():
+        shutil.copyfile(name, pathlib.Path(path).parent / name.name)
+    store.db.close()
+    shutil.rmtree(live)
+    return expected
+
+
+def kept(store: Store, expected: Expected) -> int:
+    """Entries carried that are true to the game (a prefix of what was played)."""
+    total = 0
+    for row in store.games(limit=1000):
+        entries = [e.lines for e in store.entries(row.id)]
+        assert entries == expected[row.id][:len(entries)], f"game {row.id} changed"
+        total += len(entries)
+    return total
+
+
+def asides(path: str) -> list[pathlib.Path]:
+    return sorted(p for p in pathlib.Path(path).parent.iterdir() if ".damaged-" in p.name)
+
+
+def garble(name: str, start: int, length: int) -> None:
+    raw = bytearray(pathlib.Path(name).read_bytes())
+    raw[start:start + length] = random.Random(start).randbytes(min(length, len(raw) - start))
+    pathlib.Path(name).write_bytes(bytes(raw))
+
+
+def wal_header(path: str) -> None:
+    garble(f"{path}-wal", 0, 32)
+
+
+def wal_middle(path: str) -> None:
+    """2,000 bytes in the middle of the log's frames in use (as in the issue). The middle of
+    the file could be frames of an earlier round of the log, already in the main file."""
+    main, wal = rawread.read_files(pathlib.Path(path))
+    page = rawread.wal_page_size(wal, rawread.page_size(main))
+    used, _ = rawread.log_findings(wal, page)
+    garble(f"{path}-wal", rawread.WAL_HEADER + (used // 2) * (rawread.FRAME_HEADER + page), 2000)
+
+
+def shm(path: str) -> None:
+    garble(f"{path}-shm", 0, os.path.getsize(f"{path}-shm"))
+
+
+def main_deleted(path: str) -> None:
+    os.remove(path)
+    os.remove(f"{path}-shm")
+
+
+def all_deleted(path: str) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        os.remove(f"{path}{suffix}")
+
+
+def halved(path: str) -> None:
+    os.truncate(path, os.path.getsize(path) // 2)
+
+
+def main_bytes(path: str) -> None:
+    garble(path, os.path.getsize(path) // 3, 3000)
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    damage: Callable[[str], None]
+    noticed: bool | None  # set aside and said on screen (None: only if it lost entries)
+    least: int  # entries of 360 that must come back
+    stopped: bool = False  # the daemon had stopped cleanly: the log checkpointed in
+    copies: bool = True  # the daemon's copies and checkpoints (False: files as before them)
+
+
+CASES = [
+    Case("log's first 32 bytes garbled", wal_header, True, 360),
+    Case("2000 bytes in the middle of the log garbled", wal_middle, True, 330),
+    Case("the -shm garbled", shm, False, 360),
+    Case("main file deleted, its log left", main_deleted, True, 360),
+    Case("main file and its log deleted: the newest copy", all_deleted, True, 300),
+    Case("3000 bytes of the main file garbled, mid-game", main_bytes, None, 330),
+    Case("3000 bytes of the main file garbled, after a clean stop", main_bytes, True, 330,
+         stopped=True),
+    Case("main file cut in half, after a clean stop", halved, True, 330, stopped=True),
+    # the files as they were before checkpoints and copies: everything in the log
+    Case("log's first 32 bytes garbled, no copies", wal_header, True, 360, copies=False),
+    Case("2000 bytes mid-log garbled, no copies", wal_middle, True, 330, copies=False),
+    Case("main file deleted, no copies", main_deleted, True, 360, copies=False),
+]
+
+
+def damaged(case: Case, path: str) -> Expected:
+    """The six games played into ``path`` as the daemon does, then the case's damage."""
+    expected = build(path, daemon=case.copies)
+    if case.stopped:  # the daemon's clean stop: a last copy, then the close checkpoints
+        make_copy(path)
+        Store(path).close()
+    case.damage(path)
+    return expected
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_damage_is_noticed_set_aside_and_what_it_spared_is_kept(tmp_path: pathlib.Path,
+                                                                  case: Case) -> None:
+    path = str(tmp_path / "companion.sqlite")
+    expected = damaged(case, path)
+    damaged_files = {p.name: p.read_bytes() for p in tmp_path.iterdir()
+               if p.is_file() and "backup" not in p.name}
+    store, note = open_store(path)
+    try:
+        count = kept(store, expected)
+        assert count >= case.least, f"{case.name}: {count} of 360 kept"
+        if case.noticed or count < 360:  # never silent
+            assert note.startswith("Damaged store") and note.endswith(f"{count} entries")
+            # never deleted: every damaged file is there, byte for byte, under its new name
+            contents = [p.read_bytes() for p in asides(path)]
+            for name, content in damaged_files.items():
+                assert name.endswith("-shm") or content in contents, name
+        elif case.noticed is False:
+            assert note == "" and asides(path) == []
+    finally:
+        store.close()
+
+
+# --- a single zeroed page: the index damaged, the leaves intact ---
+
+
+def keys_on(page: bytes, pgno: int, size: int) -> set[tuple[int, int]]:
+    """The (game, seq) of every entry stored on one page."""
+    cells = rawread.Pages(size, size).cells(page, pgno)
+    return {(int(c.values[0]), int(c.values[1])) for c in cells  # type: ignore[arg-type]
+            if c.kind == rawread.INDEX_LEAF}
+
+
+@pytest.mark.parametrize("with_copies", [False, True], ids=["no copies", "daemon's copies"])
+def test_zeroing_any_single_page_keeps_what_the_other_pages_hold(tmp_path: pathlib.Path,
+                                                                with_copies: bool) -> None:
+    """The target of §3, for every page of the main file in turn (the log checkpointed in).
+
+    The reader gets back every entry not on the zeroed page. A game is kept up to its first
+    entry on that page (the rest no longer replays: it stays in the file set aside); with
+    the copies the daemon makes (every 100 changes) at least 90% of the entries not on the
+    page come back into play.
+    """
+    origin = str(tmp_path / "origin.sqlite")
+    expected = build(origin, daemon=with_copies)
+    Store(origin).close()  # everything in the main file
+    raw = pathlib.Path(origin).read_bytes()
+    size = rawread.page_size(raw)
+    stored = {(gid, seq): "\n".join(lines) for gid, entries in expected.items()
+              for seq, lines in enumerate(entries, start=1)}
+    for pgno in range(1, len(raw) // size + 1):
+        case = tmp_path / f"page-{pgno}"
+        case.mkdir()
+        path = str(case / "companion.sqlite")
+        for copy in copies(origin):
+            shutil.copyfile(copy, case / copy.name.replace("origin", "companion"))
+        page = raw[(pgno - 1) * size:pgno * size]
+        on_page = keys_on(page, pgno, size)
+        pathlib.Path(path).write_bytes(raw[:(pgno - 1) * size] + bytes(size) + raw[pgno * size:])
+        read = raw_source(pathlib.Path(path), Store(":memory:").columns("games"),
+                          Store(":memory:").columns("entries"))
+        found = {key for key, rows in read.entries.items()
+                 if any(row["lines"] == stored.get(key) for row in rows)}
+        assert found >= set(stored) - on_page, f"page {pgno}"
+        store, _ = open_store(path)
+        count = kept(store, expected)
+        store.close()
+        spared = len(stored) - len(on_page)
+        if with_copies:
+            assert count >= 0.9 * spared, f"page {pgno}: {count} of {spared}"
+        else:
+            headers_lost = {cell.rowid for cell in rawread.Pages(size, size).cells(page, pgno)
+                            if cell.kind == rawread.TABLE_LEAF and cell.values[1] in GAMES}
+            prefix = sum(min([seq - 1 for g, seq in on_page if g == gid], default=60)
+                         for gid in expected if gid not in headers_lost)
+            assert count == prefix, f"page {pgno}"
+
+
+# --- checkpoints and copies ---
+
+
+def test_a_finished_game_and_a_clean_stop_leave_the_games_in_the_main_file(
+        tmp_path: pathlib.Path) -> None:
+    path = str(tmp_path / "companion.sqlite")
+    store = Store(path)
+    backups = Backups(path)
+    store.after_commit = backups.changed
+    game = GAMES["microbot-racers"]
+    _, lines = playout(game, ("Ann", "Bob"), random.Random(2), steps=2000)
+    session = Session.new(store, Header(game, ("Ann", "Bob")))
+    for line in lines:
+        session.play([line])
+    assert session.over()
+    assert backups.run_due() is not None  # the game's end asked for a copy
+    (copy,) = copies(path)
+    only_main = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)  # log ignored
+    assert only_main.execute("SELECT count(*) FROM entries").fetchone()[0] == len(lines)
+    only_main.close()
+    held = sqlite3.connect(copy)
+    assert held.execute("SELECT count(*) FROM entries").fetchone()[0] == len(lines)
+    held.close()
+    store.close()
+    assert not os.path.exists(f"{path}-wal") or os.path.getsize(f"{path}-wal") == 0
+
+
+def test_copies_roll_and_the_newest_few_are_kept(tmp_path: pathlib.Path) -> None:
+    path = str(tmp_path / "companion.sqlite")
+    store = Store(path)
+    backups = Backups(path, keep=3, every=10)
+    store.after_commit = backups.changed
+    gid = store.create("microbot-racers", ["game microbot-racers", "players Ann Bob"])
+    first = backups.run_due()  # the new game's header
+    assert first is not None
+    made = [first.name]
+    for number in range(1, 56):
+        store.push(gid, [f"table roll {number % 6 + 1} 2"], rolled=False, over=False, winners=[])
+        copy = backups.run_due()
+        if copy is not None:
+            made.append(copy.name)
+    assert made == [f"companion.sqlite.backup-{n}" for n in range(1, 7)]
+    assert [p.name for p in copies(path)] == made[::-1][:3]
+    store.close()
+
+
+# --- values that cannot be read (§1.4) ---
+
+UNREADABLE = [
+    ("winners not JSON", "UPDATE games SET winners = '{[' WHERE id = 6"),
+    ("winners not names", "UPDATE games SET winners = '[1, 2]' WHERE id = 6"),
+    ("lines a blob", "UPDATE entries SET lines = x'ff00fe' WHERE game = 6 AND seq = 30"),
+    ("lines not UTF-8", "UPDATE entries SET lines = CAST(x'41ff' AS TEXT) WHERE game = 6 AND seq = 30"),
+    ("rolled text", "UPDATE entries SET rolled = 'x' WHERE game = 6 AND seq = 30"),
+    ("head text", "UPDATE games SET head = 'x' WHERE id = 6"),
+    ("header a blob", "UPDATE games SET header = x'00' WHERE id = 2"),
+    ("updated text", "UPDATE games SET updated = 'now' WHERE id = 6"),
+]
+
+
+def spoil(path: str, sql: str) -> None:
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute(sql)
+    db.close()
+
+
+@pytest.mark.parametrize("sql", [s for _, s in UNREADABLE], ids=[n for n, _ in UNREADABLE])
+def test_a_value_that_cannot_be_read_sets_the_store_aside_and_the_rest_opens(
+        tmp_path: pathlib.Path, sql: str) -> None:
+    path = str(tmp_path / "companion.sqlite")
+    expected = build(path)  # with the daemon's copies: a lost header comes from the newest
+    Store(path).close()
+    spoil(path, sql)
+    store, note = open_store(path)
+    try:
+        assert note.startswith(("Damaged store, 6 kept", "Damaged store, 5 kept"))
+        assert asides(path)  # the whole file, as it was
+        count = kept(store, expected)
+        assert count >= 329  # game 6 up to entry 29 at worst; the others whole
+        assert store.unreadable() == ""
+        app = App(store, Config())
+        assert app.resume_latest()  # the start goes on to the latest game
+        app.history()
+        app.home_items()
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("sql", [s for _, s in UNREADABLE], ids=[n for n, _ in UNREADABLE])
+def test_companion_games_lists_what_it_can_read_and_names_what_it_cannot(
+        tmp_path: pathlib.Path, sql: str, capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(tmp_path / "companion.sqlite")
+    build(path, daemon=False)
+    Store(path).close()
+    spoil(path, sql)
+    status = main(["games", "--state", str(tmp_path)])
+    out, err = capsys.readouterr()
+    listed = [line.split()[0] for line in out.splitlines()]
+    if "games" in sql:
+        gid = sql.split("id = ")[1]
+        assert status == 1 and f"game {gid} cannot be read" in err and gid not in listed
+        assert len(listed) == 5
+    else:  # an entry: the list does not read entries
+        assert status == 0 and len(listed) == 6
+
+
+# --- export of a game that no longer replays (§1.5) ---
+
+EXPORTS = [
+    ("an illegal line", "UPDATE entries SET lines = 'Ann fly' WHERE game = 3 AND seq = 10", 10),
+    ("a blob", "UPDATE entries SET lines = x'ff00fe' WHERE game = 3 AND seq = 10", 10),
+    ("a missing entry", "DELETE FROM entries WHERE game = 3 AND seq = 10", 10),
+]
+
+
+@pytest.mark.parametrize(("sql", "bad"), [(s, b) for _, s, b in EXPORTS],
+                         ids=[n for n, _, _ in EXPORTS])
+def test_export_writes_up_to_the_last_good_entry_and_names_the_first_bad_one(
+        tmp_path: pathlib.Path, sql: str, bad: int, capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(tmp_path / "companion.sqlite")
+    expected = build(path, daemon=False)
+    Store(path).close()
+    spoil(path, sql)
+    out_file = tmp_path / "game3.rec"
+    status = main(["export", "3", "--state", str(tmp_path), "-o", str(out_file)])
+    _, err = capsys.readouterr()
+    header, _ = scripts()[2]
+    lines = out_file.read_text().splitlines()
+    good = [text.split("  #")[0] for text in lines[len(header.lines()):]]
+    assert status == 1
+    assert good == [text for entry in expected[3][:bad - 1] for text in entry]
+    (message,) = err.splitlines()
+    assert message.startswith(f"{out_file}:{len(lines) + 1}: entry {bad}")
+    status = main(["export", "3", "--state", str(tmp_path), "--raw", "-o", str(out_file)])
+    raw = out_file.read_bytes().splitlines()
+    assert status == 0 and len(raw) == len(header.lines()) + 60 - (sql.startswith("DELETE"))
+
+
+def test_the_daemon_starts_on_an_unreadable_value_and_says_so(tmp_path: pathlib.Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    path = str(state / "companion.sqlite")
+    build(path, daemon=False)
+    Store(path).close()
+    spoil(path, "UPDATE games SET winners = '{[' WHERE id = 6")
+    run = subprocess.run([*COMPANION, "run", "--state", str(state), "--emulator", "none",
+                          "--keys", ""], stdin=subprocess.DEVNULL, capture_output=True,
+                         text=True, env=ENV, timeout=120, check=False)
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    (line,) = [x for x in run.stderr.splitlines() if "damaged" in x]
+    assert "game 6 cannot be read" in line and "6 of 6 games carried" in line
+    assert "360 entries" in line
+
+
+# --- the cut-disk layer: a power cut is not damage ---
+
+
+def test_a_power_cut_at_any_moment_is_not_taken_for_damage(tmp_path: pathlib.Path) -> None:
+    """On the disk that forgets unsynced writes, a cut mid-commit leaves a torn log tail:
+    nothing acknowledged is lost, so nothing is set aside and no message is shown."""
+    header, lines = scripts()[0]
+    for cut_at in range(3, 400, 9):
+        directory = tmp_path / f"cut-{cut_at}"
+        directory.mkdir()
+        path = str(directory / "companion.sqlite")
+        disk = Disk()
+        disk.cut_at = cut_at
+        acknowledged = 0
+        store = None
+        try:
+            store = Store(path, connect=lambda p, vfs=disk.name: cast(  # type: ignore[misc]
+                sqlite3.Connection, Connection(p, vfs)))
+            session = Session.new(store, header)
+            for line in lines:
+                session.play([line])
+                acknowledged += 1
+        except PowerCut:
+            pass
+        disk.cut()
+        if store is not None:
+            store.db.close()
+        disk.restore()
+        disk.unregister()
+        opened, note = open_store(path)
+        found = [len(opened.entries(row.id)) for row in opened.games()]
+        opened.close()
+        assert note == "" and asides(path) == [], f"cut at {cut_at}: {note}"
+        assert found == [] or found[0] >= acknowledged
+
+
+# --- the table for the report ---
+
+
+def kept_and_noticed(case: Case, directory: pathlib.Path) -> tuple[int, bool]:
+    path = str(directory / "companion.sqlite")
+    expected = damaged(case, path)
+    store, note = open_store(path)
+    count = kept(store, expected)
+    store.close()
+    return count, bool(note)
+
+
+def grow(path: str, times: int) -> None:
+    """Copy the six games ``times`` more times under new ids (a store after months of play)."""
+    db = sqlite3.connect(path, isolation_level=None)
+    for k in range(1, times + 1):
+        db.execute("BEGIN")
+        db.execute("INSERT INTO games (id, game, header, created, updated, head, status, winners)"
+                   " SELECT id + ?, game, header, created, updated, head, status, winners"
+                   " FROM games WHERE id <= 6", (k * 1000,))
+        db.execute("INSERT INTO entries (game, seq, lines, rolled)"
+                   " SELECT game + ?, seq, lines, rolled FROM entries WHERE game <= 6", (k * 1000,))
+        db.execute("COMMIT")
+    db.close()
+
+
+def costs(directory: pathlib.Path) -> None:
+    """What a backup copy and the start-up check of every stored value cost."""
+    import time
+
+    path = str(directory / "companion.sqlite")
+    build(path, daemon=False)
+    for label, times in (("6 games, 360 entries", 0), ("600 games, 36,000 entries", 99)):
+        grow(path, times)
+        Store(path).close()
+        spent = []
+        for _ in range(5):
+            start = time.perf_counter()
+            make_copy(path)
+            spent.append(time.perf_counter() - start)
+        store = Store(path)
+        start = time.perf_counter()
+        assert store.unreadable() == ""
+        sweep = time.perf_counter() - start
+        store.close()
+        print(f"{label}: {os.path.getsize(path) // 1024} KiB; a copy {min(spent) * 1000:.0f}-"
+              f"{max(spent) * 1000:.0f} ms (5 runs); the start-up value check {sweep * 1000:.0f} ms")
+
+
+if __name__ == "__main__":
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        costs(pathlib.Path(folder))
+
+    print("| damage | entries kept of 360 | noticed |")
+    print("|---|---|---|")
+    for case in CASES:
+        with tempfile.TemporaryDirectory() as folder:
+            count, noticed = kept_and_noticed(case, pathlib.Path(folder))
+            print(f"| {case.name} | {count} | {'yes' if noticed else 'no'} |")
+
+
+def test_the_daemon_copies_the_store_and_a_clean_stop_leaves_no_log(tmp_path: pathlib.Path) -> None:
+    """The real process: a game begun and played, then a clean stop: a copy beside the store
+    holds the game, and the main file alone holds it too (no log left to lose)."""
+    run = subprocess.run([*COMPANION, "run", "--state", str(tmp_path), "--emulator", "none",
+                          "--keys", " ".join(["select"] * 9)], stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, env=ENV, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr
+    path = str(tmp_path / "companion.sqlite")
+    assert not os.path.exists(f"{path}-wal")
+    only_main = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+    played = only_main.execute("SELECT count(*) FROM entries").fetchone()[0]
+    only_main.close()
+    newest = sqlite3.connect(copies(path)[0])  # made at the stop
+    assert newest.execute("SELECT count(*) FROM entries").fetchone()[0] == played > 0
+    newest.close()
+
+
+def test_export_latest_skips_a_game_it_cannot_read_and_says_so(
+        tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(tmp_path / "companion.sqlite")
+    build(path, daemon=False)
+    Store(path).close()
+    spoil(path, "UPDATE games SET winners = '{[', updated = updated + 1000 WHERE id = 6")
+    status = main(["export", "latest", "--state", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert status == 0 and out.startswith("game ") and "game 6 cannot be read" in err
+
+
+def test_a_copy_that_fails_on_a_full_card_leaves_nothing_behind(
+        tmp_path: pathlib.Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = str(tmp_path / "companion.sqlite")
+    build(path, daemon=False)
+    backups = Backups(path)
+    backups.request()
+    small = tmp_path / "small"
+    small.write_bytes(bytes(4096))
+    with disk_full(str(small)):  # no file may grow past 4 KiB: the copy cannot be written
+        assert backups.run_due() is None
+    assert copies(path) == [] and sorted(p.name for p in tmp_path.iterdir()
+                                          if "backup" in p.name) == []
+    assert "store copy failed" in caplog.text
+    store, note = open_store(path)
+    assert note == "" and len(store.games()) == 6
+    store.close()
