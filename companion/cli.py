@@ -84,15 +84,15 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def open_store(args: argparse.Namespace) -> Any:
+    from companion.statedir import check_readable, reader
     from companion.store import Store
 
     config = load(config_path(args.config))
     directory = state_dir(args.state, reading=True)
     path = store_path(config, directory)
+    check_readable(directory)
     if not os.path.exists(path):
         raise ConfigError(path, "(store)", "no games stored here yet")
-    from companion.statedir import reader
-
     return Store(path, connect=reader(path))
 
 

@@ -95,6 +95,15 @@ def prepare(directory: pathlib.Path, store: str) -> None:
         raise failure(folder, err, "cannot be written") from None
 
 
+def check_readable(directory: pathlib.Path) -> None:
+    """A state directory that exists but may not be entered says so, instead of looking
+    empty (ConfigError, naming the group that may read the service's games)."""
+    if directory.is_dir() and not os.access(directory, os.R_OK | os.X_OK):
+        hint = (" (join the group companion: sudo usermod -aG companion $USER, then log in "
+                "again)" if directory == SERVICE_STATE else "")
+        raise ConfigError(str(directory), "(state)", f"cannot be read by this user{hint}")
+
+
 def reader(store: str) -> Callable[[str], sqlite3.Connection] | None:
     """How ``games`` and ``export`` open a store this user may read but not write (the
     service's, for a member of the ``companion`` group): None where it may write.

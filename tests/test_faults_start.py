@@ -36,7 +36,7 @@ from PIL import Image
 from companion import runner
 from companion.config import Config, parse
 from companion.daemon import Daemon
-from companion.io.buttons import Edge, KeyLogic, stand_ins
+from companion.io.buttons import Edge, KeyLogic, check_pins, stand_ins
 from companion.ui.intents import Intent
 from tests.harness import glyphs
 
@@ -239,6 +239,19 @@ def test_a_pin_that_cannot_be_opened_costs_only_its_key(case: PinCase,
         assert [i.kind for i in press(started, case.select_by)] == ["select"]
 
 
+@pytest.mark.parametrize("build", [
+    {"buttons": {"preset": "adafruit-bonnet"},
+     "display": {"flags": "--display ssd1306 --interface i2c --i2c-address 0x3C"}},
+    {"buttons": {"preset": "waveshare-oled-hat"},
+     "display": {"flags": "--display sh1106 --interface spi --gpio-data-command 24 --gpio-reset 25"}},
+    {"buttons": {"preset": "minimal"}, "encoder": {"a": 5, "b": 6, "push": 13},
+     "display": {"flags": "--display ssd1306 --interface i2c"}},
+], ids=["adafruit-bonnet", "waveshare-oled-hat", "minimal with encoder"])
+def test_the_documented_tilt_pin_is_free_on_every_build(build: dict[str, Any]) -> None:
+    config = parse({**build, "shake": {"pin": 12}}, "companion.toml")
+    check_pins(config, config.display)  # hardware/README.md: BCM 12 on every build
+
+
 def test_a_box_left_with_one_key_selects_by_holding_it() -> None:
     assert stand_ins({"back"}) == {"back": "select"}
     keys = KeyLogic(holds=stand_ins({"back"}))
@@ -311,6 +324,9 @@ EXIT_CASES = [
              ["shake.pin", "GPIO17", "minimal", "up"]),
     ExitCase("shake on the encoder's pin", config_file("[encoder]\na = 5\nb = 6\n[shake]\npin = 6\n"),
              2, ["shake.pin", "GPIO6", "encoder.b"]),
+    ExitCase("tilt switch on the Waveshare joystick's right",
+             config_file('[buttons]\npreset = "waveshare-oled-hat"\n[shake]\npin = 26\n'), 2,
+             ["shake.pin", "GPIO26", "waveshare-oled-hat", "right"]),
     ExitCase("a key on the display's I2C pin",
              config_file('[display]\nflags = "--display ssd1306 --interface i2c"\n'
                          "[buttons]\npins = { up = 3 }\n"), 2,
