@@ -130,7 +130,7 @@ def report_lost(buttons: ButtonBank, app: App) -> None:
     for lost in buttons.lost:
         log.error("%s; the other keys work%s", lost.line(),
                   f"; {hint}" if lost.role == "select" and hint else "")
-    body = [f"GPIO{lost.pin} {lost.role}: {lost.reason}" for lost in buttons.lost]
+    body = [f"{lost.role} key, GPIO{lost.pin}: {lost.reason}" for lost in buttons.lost]
     body += [f"Hold {key} = {'menu' if kind == 'context' else kind}"
              for key, kind in holds.items() if key != "select"]
     app.push(Page("Key lost" if len(buttons.lost) == 1 else "Keys lost", "\n".join(body)))

@@ -34,7 +34,7 @@ from luma.core.device import dummy
 from PIL import Image
 
 from companion import runner
-from companion.config import Config, parse
+from companion.config import Config, ConfigError, parse
 from companion.daemon import Daemon
 from companion.io.buttons import Edge, KeyLogic, check_pins, stand_ins
 from companion.ui.intents import Intent
@@ -363,3 +363,15 @@ def test_a_start_that_cannot_work_is_one_line_and_the_right_exit(case: ExitCase,
     assert all(word in lines[0] for word in case.says), lines[0]
     assert "Traceback" not in run.stderr
     assert run.returncode == case.status, run.stderr
+
+
+def test_a_state_directory_that_cannot_work_is_on_the_screen_too(
+        tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    device = dummy(width=128, height=64, mode="1")
+    device.persist = True  # as luma_opener sets it: the message stays after the exit
+    monkeypatch.setattr(runner, "choose_display", lambda config, args: (lambda: device, False))
+    args = argparse.Namespace(emulator=None, display=None, keys=None, capture_dir="")
+    with pytest.raises(ConfigError, match="Not a directory"):
+        runner.run(Config(), pathlib.Path("/etc/passwd/x"), "/etc/passwd/x/games.sqlite", args)
+    assert device.image is not None
+    assert shows(device.image.convert("1"), "Cannot start:")
