@@ -1,10 +1,10 @@
 #!/bin/sh
 # Install or update the companion daemon on Raspberry Pi OS (Bookworm or later).
 #
-#   sudo sh systemd/install.sh /path/to/companion-clone
+#   sudo sh systemd/install.sh /path/to/companion   (the project directory, copied to the Pi)
 #
-# Run as root on the Pi. Safe to run again: that is also how you update (git pull in the
-# clone, then run this again). It
+# Run as root on the Pi. Safe to run again: that is also how you update (copy the new
+# version over the directory, or git pull in it, then run this again). It
 #   1. creates the system user "companion" and adds it to gpio, i2c, spi, dialout;
 #   2. installs python3-venv, python3-lgpio, python3-spidev, fonts-dejavu-core with apt;
 #   3. creates /opt/companion/venv (--system-site-packages, so the apt lgpio and spidev
