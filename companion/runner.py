@@ -27,6 +27,7 @@ from companion.io.buttons import (
     EMULATOR_PINS,
     ButtonBank,
     KeyLogic,
+    LostPin,
     check_pins,
     hold_hint,
     pins_for,
@@ -120,35 +121,33 @@ def pin_factory_ready() -> bool:
     return True
 
 
-def report_lost(buttons: ButtonBank, app: App) -> None:
-    """One log line per key whose pin could not be opened, and a page on the screen that
+def report_lost(lost: list[LostPin], holds: dict[str, str], app: App) -> None:
+    """One log line per pin that could not be opened, and a page on the screen that
     names them and the long presses that stand in for a lost select key."""
-    if not buttons.lost:
+    if not lost:
         return
-    holds = buttons.holds()
     hint = hold_hint(holds)
-    for lost in buttons.lost:
-        log.error("%s; the other keys work%s", lost.line(),
-                  f"; {hint}" if lost.role == "select" and hint else "")
-    body = [f"{lost.role} key, GPIO{lost.pin}: {lost.reason}" for lost in buttons.lost]
+    for pin in lost:
+        log.error("%s; the other keys work%s", pin.line(),
+                  f"; {hint}" if pin.role == "select" and hint else "")
+    body = [f"{pin.label}, GPIO{pin.pin}: {pin.reason}" for pin in lost]
     body += [f"Hold {key} = {'menu' if kind == 'context' else kind}"
              for key, kind in holds.items() if key != "select"]
-    app.push(Page("Key lost" if len(buttons.lost) == 1 else "Keys lost", "\n".join(body)))
+    keys = all(not pin.what for pin in lost)
+    title = ("Key lost" if keys else "Pin lost") if len(lost) == 1 else ("Keys lost" if keys else "Pins lost")
+    app.push(Page(title, "\n".join(body)))
 
 
-def start_shake(config: Config, events: queue.Queue[object]) -> ShakeSwitch | None:
-    """The tilt or vibration switch, when the configuration names its pin."""
+def start_shake(config: Config, events: queue.Queue[object], lost: list[LostPin]) -> ShakeSwitch | None:
+    """The tilt or vibration switch, when the configuration names its pin; a pin that
+    cannot be opened is added to ``lost`` (the roll choice on the screen still works)."""
     pin = config.shake.pin
     if pin is None:
         return None
-    from gpiozero.exc import BadPinFactory, GPIOPinInUse
-
     try:
         return ShakeSwitch(pin, events, config.shake.settle)
-    except GPIOPinInUse:
-        raise ConfigError(config.source, "shake.pin", f"GPIO{pin} is already a button's pin") from None
-    except (BadPinFactory, OSError, RuntimeError) as err:
-        log.warning("no shake switch (%s); the roll choice still works", err)
+    except Exception as err:  # noqa: BLE001 - lgpio.error is a bare Exception
+        lost.append(LostPin("roll", pin, reason(err), "tilt switch"))
         return None
 
 
@@ -257,11 +256,12 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
                 app.toast("No buttons: GPIO failed")
             else:
                 stack.callback(buttons.close)
-                report_lost(buttons, app)
+                lost = list(buttons.lost)
                 keys.holds = buttons.holds()
-            shake = None if keyboard_drives else start_shake(config, events)
-            if shake is not None:
-                stack.callback(shake.close)
+                shake = None if keyboard_drives else start_shake(config, events, lost)
+                if shake is not None:
+                    stack.callback(shake.close)
+                report_lost(lost, keys.holds, app)
             if keyboard_drives:
                 from companion.io.keyboard import Keyboard
 

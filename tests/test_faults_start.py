@@ -94,6 +94,8 @@ PIN_CASES = [
             [(22, "select")], works="up", select_by="encoder push"),
     PinCase("the encoder's pin busy, the buttons work", MINIMAL_ENCODER, {5: error("GPIO busy")},
             [(5, "encoder")], works="select"),
+    PinCase("the tilt switch's pin busy, the keys work", {"shake": {"pin": 12}},
+            {12: error("GPIO busy")}, [(12, "tilt switch")], works="select"),
     PinCase("gpiozero's own error for a pin", {}, {27: PinInvalidPin("GPIO27 is not a valid pin")},
             [(27, "down")], works="select"),
     PinCase("lgpio not installed", {}, {}, [], works="", select_by="",

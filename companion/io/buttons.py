@@ -128,10 +128,15 @@ class LostPin:
     role: str
     pin: int
     reason: str
+    what: str = ""  # what the pin was for, when not a key: "encoder", "tilt switch"
+
+    @property
+    def label(self) -> str:
+        return self.what or f"{self.role} key"
 
     def line(self) -> str:
         """For the log: ``GPIO4 (select key) cannot be opened: GPIO busy``."""
-        return f"GPIO{self.pin} ({self.role} key) cannot be opened: {self.reason}"
+        return f"GPIO{self.pin} ({self.label}) cannot be opened: {self.reason}"
 
 
 def stand_ins(roles: set[str]) -> dict[str, str]:
@@ -210,7 +215,7 @@ class ButtonBank:
             self.close()
             raise
         except Exception as err:  # noqa: BLE001 - as in _add: one device lost, not the bank
-            self.lost.append(LostPin("encoder", a, f"GPIO{a}/GPIO{b}: {reason(err)}"))
+            self.lost.append(LostPin("encoder", a, f"GPIO{a}/GPIO{b}: {reason(err)}", "encoder"))
             return None
         encoder.when_rotated_clockwise = lambda: self.events.put(Intent("down"))
         encoder.when_rotated_counter_clockwise = lambda: self.events.put(Intent("up"))
