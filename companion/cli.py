@@ -168,8 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     def common(command: argparse.ArgumentParser) -> None:
         command.add_argument("--config", help=f"configuration file (default {SYSTEM_CONFIG} if present)")
-        command.add_argument("--state", help="state directory (default $STATE_DIRECTORY or "
-                                             "~/.local/state/companion)")
+        command.add_argument("--state", help="state directory (default $STATE_DIRECTORY, else for "
+                                             "games/export /var/lib/companion where the service "
+                                             "is installed, else ~/.local/state/companion)")
 
     run = sub.add_parser("run", help="run the companion (terminal emulator in a terminal)")
     common(run)
