@@ -200,9 +200,10 @@ def test_a_device_that_never_reads_never_slows_the_other_port_or_the_buttons(
         port = loop.ports["serial 1"]
         # The kernel's buffer is full and the outbox overflowing: answers are being dropped.
         until(lambda: getattr(port, "dropped", 0) > 0, seconds=10)
-        delays = [round_trip(console, b"state\n") for _ in range(100)]
+        delays = [round_trip(console, b"state\n") for _ in range(300)]
         p99 = statistics.quantiles(delays, n=100)[98]
-        assert p99 < 0.050, f"p99 {p99 * 1000:.0f} ms, worst {max(delays) * 1000:.0f} ms"
+        worst = sorted(delays)[-5:]
+        assert p99 < 0.050, f"p99 {p99 * 1000:.0f} ms; the worst: {[round(d * 1000) for d in worst]} ms"
         before = loop.device.image.tobytes()
         pin = Device.pin_factory.pin(PRESETS["minimal"]["down"])
         pressed = time.monotonic()
