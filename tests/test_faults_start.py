@@ -377,3 +377,13 @@ def test_a_state_directory_that_cannot_work_is_on_the_screen_too(
         runner.run(Config(), pathlib.Path("/etc/passwd/x"), "/etc/passwd/x/games.sqlite", args)
     assert device.image is not None
     assert shows(device.image.convert("1"), "Cannot start:")
+
+
+def test_the_unit_restarts_on_every_failure_but_a_configuration_error() -> None:
+    from companion import cli
+    from tests.test_service import service_keys
+
+    keys = service_keys()
+    assert keys["Restart"] == ["on-failure"]
+    assert keys["RestartPreventExitStatus"] == [str(cli.EXIT_CONFIG)]
+    assert cli.EXIT_RETRY != cli.EXIT_CONFIG and cli.EXIT_RETRY != 0

@@ -129,3 +129,11 @@ def test_someone_outside_the_group_is_told_so_in_one_line(service_state: pathlib
     assert run.returncode == 2
     assert run.stderr.strip().splitlines() == [
         f"{service_state}: (state): cannot be read by this user"]
+
+
+def test_the_unit_leaves_the_games_readable_by_its_group_only() -> None:
+    from tests.test_service import service_keys
+
+    keys = service_keys()
+    assert keys["StateDirectoryMode"] == ["0750"]
+    assert keys["UMask"] == ["0027"]  # files: owner read-write, group read, others nothing
