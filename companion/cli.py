@@ -23,24 +23,24 @@ from typing import Any
 
 from companion.config import Config, ConfigError, load, with_settings
 from companion.record import RecordError, UnreadableRecord, replay_bytes, summary
+from companion.statedir import StateUnavailable
 
 EXIT_ILLEGAL = 1
 EXIT_UNREADABLE = 2
-EXIT_CONFIG = 2
+EXIT_CONFIG = 2  # fix the configuration: systemd does not restart (RestartPreventExitStatus=2)
+EXIT_RETRY = 1  # something that may pass (a full or read-only disk, a locked store): retried
 SYSTEM_CONFIG = "/etc/companion/companion.toml"
 STORE_FILE = "companion.sqlite"
 
 log = logging.getLogger("companion")
 
 
-def state_dir(given: str | None) -> pathlib.Path:
-    """--state, else systemd's $STATE_DIRECTORY, else the user's XDG state directory."""
-    if given:
-        return pathlib.Path(given)
-    if os.environ.get("STATE_DIRECTORY"):
-        return pathlib.Path(os.environ["STATE_DIRECTORY"].split(":")[0])
-    base = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
-    return pathlib.Path(base) / "companion"
+def state_dir(given: str | None, reading: bool = False) -> pathlib.Path:
+    """--state, else systemd's $STATE_DIRECTORY, else (``games``, ``export`` on a machine
+    with the service installed) the service's, else the user's XDG state directory."""
+    from companion.statedir import resolve
+
+    return resolve(given, os.path.exists(SYSTEM_CONFIG), reading)
 
 
 def config_path(given: str | None) -> str | None:
@@ -85,14 +85,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def open_store(args: argparse.Namespace) -> Any:
+    from companion.statedir import check_readable, reader
     from companion.store import Store
 
     config = load(config_path(args.config))
-    directory = state_dir(args.state)
+    directory = state_dir(args.state, reading=True)
     path = store_path(config, directory)
+    check_readable(directory)
     if not os.path.exists(path):
         raise ConfigError(path, "(store)", "no games stored here yet")
-    return Store(path)
+    return Store(path, connect=reader(path))
 
 
 def cmd_games(args: argparse.Namespace) -> int:
@@ -202,7 +204,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     config = load(config_path(args.config))
     directory = state_dir(args.state)
-    directory.mkdir(parents=True, exist_ok=True)
     config, note = with_settings(config, directory)
     if note:
         log.warning(note)
@@ -216,8 +217,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     def common(command: argparse.ArgumentParser) -> None:
         command.add_argument("--config", help=f"configuration file (default {SYSTEM_CONFIG} if present)")
-        command.add_argument("--state", help="state directory (default $STATE_DIRECTORY or "
-                                             "~/.local/state/companion)")
+        command.add_argument("--state", help="state directory (default $STATE_DIRECTORY, else for "
+                                             "games/export /var/lib/companion where the service "
+                                             "is installed, else ~/.local/state/companion)")
 
     run = sub.add_parser("run", help="run the companion (terminal emulator in a terminal)")
     common(run)
@@ -271,8 +273,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as err:
         print(err, file=sys.stderr)
         return EXIT_CONFIG
-    except sqlite3.DatabaseError as err:
+    except StateUnavailable as err:
+        print(err, file=sys.stderr)
+        return EXIT_RETRY
+    except sqlite3.DatabaseError as err:  # locked, full, failing: may pass, so not exit 2
         print(f"store: {err}", file=sys.stderr)
-        return EXIT_CONFIG
+        return EXIT_RETRY
     except KeyboardInterrupt:
         return 0

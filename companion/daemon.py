@@ -166,7 +166,10 @@ class Daemon:
             times.append(self.started + (self.shift_step(self.clock()) + 1) * SHIFT_PERIOD)
         if self.watchdog is not None:
             times.append(self.last_watchdog + self.watchdog)
-        if self.output.retry_at is not None:
+        # A lost display is retried by refresh(), which draws nothing on a blank screen:
+        # waking for the retry then would find it still due and spin. The press that
+        # lights the screen again retries it.
+        if self.output.retry_at is not None and self.output.level != "blank":
             times.append(self.output.retry_at)
         shown_until = self.app.deadline()  # a result line that goes after a while
         if shown_until is not None:

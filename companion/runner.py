@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import pathlib
 import queue
+import sqlite3
 import sys
 import time
 from collections.abc import Callable
@@ -17,10 +19,21 @@ from contextlib import ExitStack
 from functools import partial
 from typing import Any
 
+from PIL import Image, ImageDraw
+
 from companion.backup import keep_copies
 from companion.config import Config, ConfigError
 from companion.daemon import Daemon, Stop
-from companion.io.buttons import EMULATOR_PINS, ButtonBank, KeyLogic, pins_for
+from companion.io.buttons import (
+    EMULATOR_PINS,
+    ButtonBank,
+    KeyLogic,
+    LostPin,
+    check_pins,
+    hold_hint,
+    pins_for,
+    reason,
+)
 from companion.io.display import (
     DisplayError,
     NoDisplay,
@@ -35,8 +48,12 @@ from companion.io.shake import ShakeSwitch
 from companion.io.systemd import watchdog_period
 from companion.phone import PhoneView
 from companion.salvage import open_store
+from companion.statedir import StateUnavailable, prepare
+from companion.store import Store
 from companion.ui.app import App
+from companion.ui.draw import blank, text, wrap
 from companion.ui.intents import KINDS, Intent
+from companion.ui.widgets import Page
 
 log = logging.getLogger(__name__)
 
@@ -67,37 +84,72 @@ def choose_display(config: Config, args: argparse.Namespace) -> tuple[Callable[[
 
 
 def start_buttons(config: Config, events: queue.Queue[object], emulated: bool) -> ButtonBank | None:
-    """Real GPIO buttons, or mock pins that the keyboard presses in the emulator."""
+    """Real GPIO buttons, or mock pins that the keyboard presses in the emulator.
+
+    None when no pin factory starts at all (one log line says why); a single pin that
+    cannot be opened costs only its key (see :func:`report_lost`).
+    """
     from gpiozero import Device
-    from gpiozero.exc import BadPinFactory
     from gpiozero.pins.mock import MockFactory
 
     if emulated:
         Device.pin_factory = MockFactory()
         return ButtonBank(EMULATOR_PINS, events)
+    if not pin_factory_ready():
+        return None
     encoder = None
     if config.encoder.a is not None and config.encoder.b is not None:
         encoder = (config.encoder.a, config.encoder.b, config.encoder.push)
+    return ButtonBank(pins_for(config.buttons.preset, config.buttons.pins), events, encoder)
+
+
+def pin_factory_ready() -> bool:
+    """Start gpiozero's pin factory once, so that a missing or refused GPIO driver is one
+    line in the log rather than the same error for every pin.
+
+    With ``GPIOZERO_PIN_FACTORY=lgpio`` (the service) gpiozero builds that factory directly:
+    no ``PinFactoryFallback`` warning, the error is lgpio's own (``No module named 'lgpio'``,
+    ``can not open gpiochip``).
+    """
+    from gpiozero import Device
+
     try:
-        return ButtonBank(pins_for(config.buttons.preset, config.buttons.pins), events, encoder)
-    except (BadPinFactory, OSError, RuntimeError) as err:
-        log.warning("no GPIO buttons (%s); other inputs still work", err)
-        return None
+        Device.ensure_pin_factory()
+    except Exception as err:
+        log.warning("no GPIO buttons: the %s pin factory cannot start (%s: %s); other inputs "
+                    "still work", os.environ.get("GPIOZERO_PIN_FACTORY", "default"),
+                    type(err).__name__, reason(err))
+        return False
+    return True
 
 
-def start_shake(config: Config, events: queue.Queue[object]) -> ShakeSwitch | None:
-    """The tilt or vibration switch, when the configuration names its pin."""
+def report_lost(lost: list[LostPin], holds: dict[str, str], app: App) -> None:
+    """One log line per pin that could not be opened, and a page on the screen that
+    names them and the long presses that stand in for a lost select key."""
+    if not lost:
+        return
+    hint = hold_hint(holds)
+    for pin in lost:
+        log.error("%s; the other keys work%s", pin.line(),
+                  f"; {hint}" if pin.role == "select" and hint else "")
+    body = [f"{pin.label}, GPIO{pin.pin}: {pin.reason}" for pin in lost]
+    body += [f"Hold {key} = {'menu' if kind == 'context' else kind}"
+             for key, kind in holds.items() if key != "select"]
+    keys = all(not pin.what for pin in lost)
+    title = ("Key lost" if keys else "Pin lost") if len(lost) == 1 else ("Keys lost" if keys else "Pins lost")
+    app.push(Page(title, "\n".join(body)))
+
+
+def start_shake(config: Config, events: queue.Queue[object], lost: list[LostPin]) -> ShakeSwitch | None:
+    """The tilt or vibration switch, when the configuration names its pin; a pin that
+    cannot be opened is added to ``lost`` (the roll choice on the screen still works)."""
     pin = config.shake.pin
     if pin is None:
         return None
-    from gpiozero.exc import BadPinFactory, GPIOPinInUse
-
     try:
         return ShakeSwitch(pin, events, config.shake.settle)
-    except GPIOPinInUse:
-        raise ConfigError(config.source, "shake.pin", f"GPIO{pin} is already a button's pin") from None
-    except (BadPinFactory, OSError, RuntimeError) as err:
-        log.warning("no shake switch (%s); the roll choice still works", err)
+    except Exception as err:
+        lost.append(LostPin("roll", pin, reason(err), "tilt switch"))
         return None
 
 
@@ -153,13 +205,43 @@ def log_to_file(path: pathlib.Path) -> None:
     root.addHandler(handler)
 
 
+def fault_frame(message: str) -> Image.Image:
+    """A start-up failure on the glass (it stays there after the exit: the device persists)."""
+    image = blank()
+    draw = ImageDraw.Draw(image)
+    for row, line in enumerate(wrap(message, 11)[:5]):
+        text(draw, (2, 11 + 12 * row), line, 11)
+    return image
+
+
+def open_games(output: Output, directory: pathlib.Path, store_file: str) -> tuple[Store, str]:
+    """The state directory checked and the store opened; a failure is shown on the screen
+    as well as raised (one line: ConfigError exits 2, StateUnavailable exits 1)."""
+    try:
+        prepare(directory, store_file)
+        try:
+            return open_store(store_file)  # waits for a lock; sets a damaged file aside
+        except sqlite3.DatabaseError as err:  # full, failing: may pass, so systemd retries
+            raise StateUnavailable(f"{store_file}: cannot open the store: {err}") from None
+    except (ConfigError, StateUnavailable) as err:
+        output.show(fault_frame(f"Cannot start: {err}"))
+        raise
+
+
 def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse.Namespace,
         note: str = "") -> int:
-    """Run until stopped; the exit status."""
+    """Run until stopped; the exit status.
+
+    The order matters: the configuration is checked before anything is opened; the
+    display opens first, so that whatever fails next (the store, a pin) is on the screen.
+    """
     events: queue.Queue[object] = queue.Queue()
     opener, keyboard_drives = choose_display(config, args)
+    check_pins(config, args.display or config.display)
     with ExitStack() as stack:
-        store, damaged = open_store(store_file)  # waits for a lock; sets a damaged file aside
+        output = Output(opener, config.screen.shift)
+        stack.callback(output.close)
+        store, damaged = open_games(output, directory, store_file)
         stack.callback(store.close)
         stack.callback(keep_copies(store).stop)  # runs before the close: a last copy
         phone = PhoneView(config.phone, directory, store_file)
@@ -169,15 +251,21 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
         note = "; ".join(filter(None, (damaged, note)))
         if note:
             app.toast(note)
+        keys = KeyLogic(config.buttons.debounce, config.buttons.long_press)
         if args.keys is not None:
             scripted(args.keys, events)
         else:
             buttons = start_buttons(config, events, keyboard_drives)
-            if buttons is not None:
+            if buttons is None:
+                app.toast("No buttons: GPIO failed")
+            else:
                 stack.callback(buttons.close)
-            shake = None if keyboard_drives else start_shake(config, events)
-            if shake is not None:
-                stack.callback(shake.close)
+                lost = list(buttons.lost)
+                keys.holds = buttons.holds()
+                shake = None if keyboard_drives else start_shake(config, events, lost)
+                if shake is not None:
+                    stack.callback(shake.close)
+                report_lost(lost, keys.holds, app)
             if keyboard_drives:
                 from companion.io.keyboard import Keyboard
 
@@ -187,11 +275,8 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
                 if opener is TerminalDisplay:
                     log_to_file(directory / "companion.log")
                     sys.stdout.write("\x1b[2J")
-        output = Output(opener, config.screen.shift)
-        stack.callback(output.close)
         phone.start()  # serves only if the view is on; nothing of it is loaded otherwise
         stack.callback(phone.stop)
-        keys = KeyLogic(config.buttons.debounce, config.buttons.long_press)
         daemon = Daemon(app, output, events, keys, watchdog=watchdog_period(),
                         ports=start_ports(config, events, stack), phone=phone)
         daemon.run()

@@ -1,10 +1,10 @@
 #!/bin/sh
 # Install or update the companion daemon on Raspberry Pi OS (Bookworm or later).
 #
-#   sudo sh systemd/install.sh /path/to/companion-clone
+#   sudo sh systemd/install.sh /path/to/companion   (the project directory, copied to the Pi)
 #
-# Run as root on the Pi. Safe to run again: that is also how you update (git pull in the
-# clone, then run this again). It
+# Run as root on the Pi. Safe to run again: that is also how you update (copy the new
+# version over the directory, or git pull in it, then run this again). It
 #   1. creates the system user "companion" and adds it to gpio, i2c, spi, dialout;
 #   2. installs python3-venv, python3-lgpio, python3-spidev, fonts-dejavu-core with apt;
 #   3. creates /opt/companion/venv (--system-site-packages, so the apt lgpio and spidev
@@ -12,7 +12,10 @@
 #   4. pip-installs the project with its "pi" extra into that venv;
 #   5. copies systemd/companion.example.toml to /etc/companion/companion.toml only if
 #      that file does not exist yet (your edits are never overwritten);
-#   6. installs systemd/companion.service, enables it and (re)starts it.
+#   6. installs systemd/companion.service, enables it and (re)starts it;
+#   7. links /usr/local/bin/companion to the venv's command, and adds the user who ran
+#      sudo to the group "companion", so that `companion games` and `companion export`
+#      read the service's games in /var/lib/companion (read-only) without sudo.
 # Set COMPANION_NO_START=1 to install and enable without starting.
 #
 # Documentation-grade: reviewed, not run in CI (the Raspberry Pi OS packages are not
@@ -109,10 +112,30 @@ else
     say "started; check with: systemctl status companion; journalctl -u companion -f"
 fi
 
+# --- 7. the command for the user: reads the service's games --------------------------
+ln -sf "$VENV/bin/companion" /usr/local/bin/companion
+# The unit keeps /var/lib/companion group-readable (StateDirectoryMode=0750, UMask=0027);
+# files an older install made owner-only are opened up to the group the same way.
+if [ -d /var/lib/companion ]; then
+    chmod -R g+rX,o-rwx /var/lib/companion
+fi
+if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
+    usermod -a -G "$SERVICE_USER" "$SUDO_USER"
+    say "$SUDO_USER may now read the games with 'companion games' (log out and in once first)"
+else
+    say "to read the games without sudo: sudo usermod -aG $SERVICE_USER YOUR-USER, log in again"
+fi
+
 # --- hints that need a human ----------------------------------------------------------
 if [ ! -e /dev/i2c-1 ]; then
-    warn "/dev/i2c-1 is missing: enable I2C (raspi-config, or dtparam=i2c_arm=on in"
-    warn "/boot/firmware/config.txt) and reboot, unless your display is on SPI"
+    warn "/dev/i2c-1 is missing: enable I2C with 'sudo raspi-config nonint do_i2c 0' (it also"
+    warn "loads i2c-dev at boot, which dtparam=i2c_arm=on alone does not) and reboot,"
+    warn "unless your display is on SPI"
+fi
+if dpkg -s modemmanager >/dev/null 2>&1; then
+    warn "ModemManager is installed: it probes new ttyACM devices (a die reader) for a few"
+    warn "seconds after they appear. 'sudo apt purge modemmanager' unless you use a modem"
+    warn "(hardware/README.md: a udev rule that makes it ignore the reader instead)"
 fi
 if grep -q -- '--interface spi' "$CONF" 2>/dev/null && [ ! -e /dev/spidev0.0 ]; then
     warn "$CONF asks for an SPI display but /dev/spidev0.0 is missing:"

@@ -6,13 +6,15 @@ the picture a pixel or two over time (burn-in) and dims or blanks the panel.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import shlex
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol, TextIO
 
 from PIL import Image
@@ -60,13 +62,63 @@ def luma_opener(flags: str) -> Callable[[], Any]:
     def open_device() -> Any:
         from companion.io.pages import paged
 
-        device = cmdline.create_device(args)
-        # Keep the last picture on the glass when the process stops (luma's atexit hook
+        device = create_device(args)
+        # Keep the last picture on the glass when the device is closed (luma's cleanup
         # would otherwise clear it).
         device.persist = True
         return paged(device)
 
     return open_device
+
+
+def create_device(args: Any) -> Any:
+    """``luma.core.cmdline.create_device``, leaving nothing behind when the panel does not
+    answer, however often that is retried.
+
+    luma's device ``__init__`` registers an atexit hook and then talks to the panel; when
+    the handshake fails, the hook stays registered and the serial interface (an smbus2 bus:
+    a file descriptor) stays open, since only ``cleanup()`` closes it. For luma.oled panels
+    (every panel the builds use) the interface is therefore made here, one step apart from
+    the device, so it can be closed on failure. luma's atexit hooks are never kept: the
+    companion closes its display itself (:meth:`Output.close`), and a display lost and
+    reopened for hours must not add a hook each time.
+    """
+    from luma.core import cmdline
+
+    with luma_hooks_dropped():
+        if args.display not in cmdline.get_display_types().get("oled", []):
+            return cmdline.create_device(args)
+        import luma.core.framebuffer
+        import luma.oled.device
+
+        interface = getattr(cmdline.make_interface(args), args.interface)()
+        try:
+            framebuffer = getattr(luma.core.framebuffer, args.framebuffer)(
+                num_segments=args.num_segments, debug=args.debug)
+            kind = getattr(luma.oled.device, args.display)
+            return kind(serial_interface=interface, **dict(vars(args), framebuffer=framebuffer))
+        except BaseException:
+            interface.cleanup()
+            raise
+
+
+@contextmanager
+def luma_hooks_dropped() -> Iterator[None]:
+    """Keep luma from registering atexit hooks inside the block.
+
+    Registering and then unregistering would not do: CPython's atexit leaves a slot behind
+    for every unregistered hook. Runs on the main thread only, which alone opens displays.
+    """
+    register = atexit.register
+
+    def ignored(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Callable[..., Any]:
+        return func
+
+    atexit.register = ignored  # type: ignore[assignment]  # the same call, not registered
+    try:
+        yield
+    finally:
+        atexit.register = register
 
 
 def capture_device(directory: str) -> Any:
@@ -231,6 +283,9 @@ class Output:
             return False
         self.last = raw
         self.frames_sent += 1
+        if self.retry_at is not None:  # back only once a frame got through
+            log.info("display answering again")
+            self.retry_at, self.pause = None, RETRY_FIRST
         return True
 
     def set_level(self, level: str) -> None:
@@ -260,9 +315,7 @@ class Output:
         except Exception as err:
             self._lost(err)
             return False
-        if self.retry_at is not None:
-            log.info("display answering again")
-        self.retry_at, self.pause, self.last = None, RETRY_FIRST, None
+        self.last = None  # the panel may show anything: send the next frame whole
         if self.level != "bright":  # a panel that comes back starts bright and shown
             try:
                 self._apply_level("bright")

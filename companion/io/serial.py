@@ -10,13 +10,23 @@ order it was plugged in, so the same reader comes back under the same path.
 
 The port is opened exclusively (``flock``): a second program, or a second companion, gets
 "port is busy" instead of stealing half the lines.
+
+Answers never make the main loop wait: :meth:`SerialPort.done` puts them in a bounded
+outbox, and a writer thread per port sends them. A device that stops reading (firmware
+stuck, a terminal paused) fills the kernel's buffer and then the outbox; from then on the
+oldest answers are dropped and counted, with one log line when it starts and one with the
+count when the device reads again.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import queue
+import select
 import threading
+import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +39,7 @@ MAX_LINE = 256  # bytes in a line, line end not counted; longer lines are refuse
 WAITING = 16  # lines read but not yet answered; past this the thread stops reading
 RETRY_FIRST, RETRY_LONGEST = 0.5, 5.0  # seconds between attempts to open a missing device
 WRITE_TIMEOUT = 1.0  # an answer the device does not take in this time is dropped
+OUTBOX = 32  # answers waiting for the writer thread; past this the oldest are dropped
 ENDING = b"\r\n"  # after every answer: what terminals and line readers both expect
 
 
@@ -94,6 +105,34 @@ class LineCutter:
 Opener = Callable[..., Any]
 
 
+def deliver(handle: Any, data: bytes, timeout: float = WRITE_TIMEOUT) -> None:
+    """Write ``data``, waiting for room with ``select`` for at most ``timeout`` seconds
+    (then SerialTimeoutException).
+
+    Why not pyserial's own write timeout: pyserial 3.5 on POSIX retries a write that
+    fails with EAGAIN (the device's buffer is full) at once, without waiting, so a device
+    that stops reading makes it spin a core for the whole timeout. Its descriptor is
+    non-blocking, so it is written here directly once ``select`` says there is room.
+    Handles without a descriptor (pyserial URL handlers such as ``loop://``) never block
+    and are written through pyserial.
+    """
+    try:
+        fd = handle.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+        handle.write(data)
+        return
+    view = memoryview(data)
+    end = time.monotonic() + timeout
+    while view:
+        left = end - time.monotonic()
+        if left <= 0 or not select.select([], [fd], [], left)[1]:
+            raise serial.SerialTimeoutException("Write timeout")
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:  # room for less than the kernel wanted: wait again
+            continue
+
+
 class SerialPort:
     """One configured port: a reader thread that reopens the device whenever it comes back.
 
@@ -116,9 +155,16 @@ class SerialPort:
         self._room = threading.Semaphore(WAITING)
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name=f"serial {name}", daemon=True)
+        self._outbox: deque[bytes] = deque()
+        self._mail = threading.Condition(threading.RLock())  # the outbox and the drop count
+        self.dropped = 0  # answers dropped because the device did not read them
+        self._dropping = 0  # dropped in the current episode (logged when it ends)
+        self.writer = threading.Thread(target=self._send, name=f"serial {name} writer",
+                                       daemon=True)
 
     def start(self) -> None:
         self.thread.start()
+        self.writer.start()
 
     def close(self) -> None:
         """Stop the thread and release the device (explicit lifetimes: no ``__del__``)."""
@@ -128,28 +174,80 @@ class SerialPort:
                 self._handle.cancel_read()
         for _ in range(WAITING):  # a thread waiting for room must see the stop too
             self._room.release()
+        with self._mail:
+            self._mail.notify_all()
         self.thread.join(timeout=5)
+        self.writer.join(timeout=WRITE_TIMEOUT + 5)
 
     # --- the main loop's side ---
 
     def done(self, answer: str | None) -> None:
-        """A line from this port was handled: send its answer (if any), make room for one more.
+        """A line from this port was handled: queue its answer (if any) for the writer
+        thread, and make room for one more line.
 
-        Runs on the main thread. A device that is gone, or does not take the answer within
-        :data:`WRITE_TIMEOUT`, loses the answer; the game has already changed (or not) either way.
+        Runs on the main thread and never waits on the device. An answer for a device that
+        is gone is dropped; the game has already changed (or not) either way.
         """
         self._room.release()
         if answer is None:
             return
-        with self._lock:
-            handle = self._handle
-            if handle is None:
-                log.info("%s: not connected; answer dropped: %s", self.name, answer)
+        if self._handle is None:  # a read of one reference: no lock needed
+            log.info("%s: not connected; answer dropped: %s", self.name, answer)
+            return
+        with self._mail:
+            if len(self._outbox) >= OUTBOX:
+                self._outbox.popleft()
+                self._drop(f"{OUTBOX} answers waiting")
+            self._outbox.append(answer.encode("utf-8") + ENDING)
+            self._mail.notify_all()
+
+    # --- the writer thread ---
+
+    def _send(self) -> None:
+        """Write queued answers one by one; a device that does not take one within
+        :data:`WRITE_TIMEOUT` loses it."""
+        while True:
+            with self._mail:
+                while not self._outbox and not self._stop.is_set():
+                    self._mail.wait()
+                if self._stop.is_set():
+                    return
+                data = self._outbox.popleft()
+                self._mail.notify_all()  # room in the outbox: a waiting reader reads on
+            # Under the lock: the reader must not close the handle in mid-write. It waits
+            # at most WRITE_TIMEOUT, and only when it is giving the device up anyway.
+            with self._lock:
+                if self._handle is None:
+                    continue
+                try:
+                    deliver(self._handle, data)
+                except serial.SerialTimeoutException:
+                    self._drop("its answer was not taken in time")
+                    continue
+                except (serial.SerialException, OSError) as err:  # the reader reports a loss
+                    log.warning("%s: answer not sent (%s): %s", self.name, err,
+                                data.decode("utf-8", "replace").strip())
+                    continue
+            self._caught_up()
+
+    def _drop(self, why: str) -> None:
+        """Count a dropped answer; the first of an episode is logged (call with or without
+        the outbox's lock held: it is reentrant)."""
+        with self._mail:
+            self.dropped += 1
+            self._dropping += 1
+            first = self._dropping == 1
+        if first:
+            log.warning("%s: the device is not reading its answers (%s); dropping the oldest "
+                        "answers and reading its lines slowly until it does", self.name, why)
+
+    def _caught_up(self) -> None:
+        """After a write: when the outbox has drained, close a dropping episode in the log."""
+        with self._mail:
+            if self._outbox or not self._dropping:
                 return
-            try:
-                handle.write(answer.encode("utf-8") + ENDING)
-            except (serial.SerialException, OSError) as err:  # the reader reports the loss
-                log.warning("%s: answer not sent (%s): %s", self.name, err, answer)
+            dropped, self._dropping = self._dropping, 0
+        log.warning("%s: the device reads again; %d answers were dropped", self.name, dropped)
 
     # --- the reader thread ---
 
@@ -201,11 +299,17 @@ class SerialPort:
         """Queue a line once the main loop has room for it; False when stopping.
 
         Waiting here stops the reading, so a flood of noise backs up into the device's
-        and the kernel's buffers instead of filling memory.
+        and the kernel's buffers instead of filling memory. While the outbox is full (the
+        device is not reading its answers) a line is passed on only once an answer has
+        left it or every :data:`WRITE_TIMEOUT`: a stuck device that keeps sending costs
+        the loop one line a second, and a die reader that never reads is still served.
         """
         self._room.acquire()
         if self._stop.is_set():
             return False
+        with self._mail:  # a device that does not read its answers is read slowly
+            self._mail.wait_for(lambda: len(self._outbox) < OUTBOX or self._stop.is_set(),
+                                timeout=WRITE_TIMEOUT)
         self.events.put(line)
         return True
 
