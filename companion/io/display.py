@@ -58,13 +58,13 @@ def luma_opener(flags: str) -> Callable[[], Any]:
         raise DisplayError(f"luma knows no display {args.display!r}")
 
     def open_device() -> Any:
-        from companion.io.pages import paged
+        from companion.io.pages import create_device
 
-        device = cmdline.create_device(args)
+        device = create_device(args)
         # Keep the last picture on the glass when the process stops (luma's atexit hook
         # would otherwise clear it).
         device.persist = True
-        return paged(device)
+        return device
 
     return open_device
 
