@@ -21,8 +21,6 @@ to be shown, each with whether the clock was synchronised when it was read.
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -34,10 +32,6 @@ from companion.clock import SYSTEM, Clock
 # log on every commit: a commit that returned survives a power cut. NORMAL would not.
 DURABILITY = {"journal_mode": "WAL", "synchronous": "FULL"}
 BUSY_TIMEOUT_MS = 10_000  # an export in another process holds the lock briefly: wait for it
-# Test-only fault injection for the power-cut harness (tests/powercut.py): "N:before" or
-# "N:after" makes the process SIGKILL itself in its N-th write, just before or just after
-# the COMMIT. Unset (always, outside that harness) it costs one comparison a write.
-KILL_AT_WRITE = os.environ.get("COMPANION_KILL_AT_WRITE", "")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -106,7 +100,6 @@ class Store:
         ``clock`` stamps the times shown to people."""
         self.path = path
         self.clock = clock
-        self.writes = 0  # write transactions begun (the fault-injection point counts them)
         self.db = (connect or _connect)(path)
         try:
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -155,10 +148,6 @@ class Store:
                 self.db.execute("ROLLBACK")
             raise
 
-    def _fault(self, moment: str) -> None:
-        if KILL_AT_WRITE and f"{self.writes}:{moment}" == KILL_AT_WRITE:
-            os.kill(os.getpid(), signal.SIGKILL)
-
     def check(self) -> str:
         """SQLite's quick check of the whole file: "" when sound, else its first finding."""
         findings = [row[0] for row in self.db.execute("PRAGMA quick_check")]
@@ -169,12 +158,9 @@ class Store:
         # BEGIN IMMEDIATE takes the write lock up front, so a concurrent reader cannot make
         # the commit fail half-way; COMMIT returns only when the log is synced.
         self.db.execute("BEGIN IMMEDIATE")
-        self.writes += 1
         try:
             yield self.db
-            self._fault("before")
             self.db.execute("COMMIT")
-            self._fault("after")
         except BaseException:
             # A full disk or an I/O error may have rolled the transaction back already
             # (SQLite does so for SQLITE_FULL and SQLITE_IOERR); a failed COMMIT may not.
