@@ -67,13 +67,11 @@ def choose_display(config: Config, args: argparse.Namespace) -> tuple[Callable[[
 
 def start_buttons(config: Config, events: queue.Queue[object], emulated: bool) -> ButtonBank | None:
     """Real GPIO buttons, or mock pins that the keyboard presses in the emulator."""
-    from gpiozero import Device
     from gpiozero.exc import BadPinFactory
     from gpiozero.pins.mock import MockFactory
 
     if emulated:
-        Device.pin_factory = MockFactory()
-        return ButtonBank(EMULATOR_PINS, events)
+        return ButtonBank(EMULATOR_PINS, events, factory=MockFactory())
     encoder = None
     if config.encoder.a is not None and config.encoder.b is not None:
         encoder = (config.encoder.a, config.encoder.b, config.encoder.push)
@@ -111,20 +109,18 @@ def start_ports(config: Config, events: queue.Queue[object], stack: ExitStack) -
     return ports
 
 
-def press_pin(role: str) -> bool:
+def press_pin(buttons: ButtonBank | None, role: str) -> bool:
     """Tap the emulator's mock pin for a role; False when the role has no pin.
 
     Runs on the keyboard thread and sleeps there, so keys typed quickly are tapped one after
     the other instead of landing on a pin that is still held down.
     """
-    from gpiozero import Device
-
     from companion.io.keyboard import TAP
 
     pin = EMULATOR_PINS.get(role)
-    if pin is None:
+    if pin is None or buttons is None or buttons.factory is None:
         return False
-    mock = Device.pin_factory.pin(pin)
+    mock = buttons.factory.pin(pin)
     mock.drive_low()
     time.sleep(TAP)
     mock.drive_high()
@@ -179,7 +175,7 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
             if keyboard_drives:
                 from companion.io.keyboard import Keyboard
 
-                keyboard = Keyboard(sys.stdin.fileno(), events, press_pin)
+                keyboard = Keyboard(sys.stdin.fileno(), events, partial(press_pin, buttons))
                 keyboard.start()
                 stack.callback(keyboard.close)
                 if opener is TerminalDisplay:

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from gpiozero import Button, Device, RotaryEncoder
+from gpiozero import Button, Factory, RotaryEncoder
 
 from companion.ui.intents import ENCODER, Intent
 
@@ -114,13 +114,18 @@ def pins_for(preset: str, custom: Mapping[str, int]) -> dict[str, int]:
 
 
 class ButtonBank:
-    """gpiozero Buttons (and an optional encoder) that only enqueue edges and intents."""
+    """gpiozero Buttons (and an optional encoder) that only enqueue edges and intents.
+
+    ``factory`` is the gpiozero pin factory for all of them (the emulator's mock pins);
+    None: gpiozero's default, chosen from GPIOZERO_PIN_FACTORY or the Pi's own.
+    """
 
     def __init__(self, pins: Mapping[str, int], events: queue.Queue[object],
                  encoder: tuple[int, int, int | None] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, factory: Factory | None = None) -> None:
         self.events = events
         self.clock = clock
+        self.factory = factory
         self.buttons: dict[str, Button] = {}
         for role, pin in pins.items():
             self.buttons[role] = self._button(role, pin)
@@ -129,7 +134,7 @@ class ButtonBank:
         self.encoder: RotaryEncoder | None = None
         if encoder is not None:
             a, b, push = encoder
-            self.encoder = RotaryEncoder(a, b)
+            self.encoder = RotaryEncoder(a, b, pin_factory=factory)
             self.encoder.when_rotated_clockwise = lambda: events.put(Intent("down", source=ENCODER))
             self.encoder.when_rotated_counter_clockwise = lambda: events.put(Intent("up", source=ENCODER))
             if push is not None:
@@ -137,7 +142,7 @@ class ButtonBank:
 
     def _button(self, role: str, pin: int, where: str = "") -> Button:
         # No gpiozero bounce_time: the debounce is KeyLogic's, on the main thread.
-        button = Button(pin, pull_up=True)
+        button = Button(pin, pull_up=True, pin_factory=self.factory)
         where = where or f"GPIO{pin}"
         button.when_pressed = lambda: self.events.put(Edge(role, True, self.clock(), where))
         button.when_released = lambda: self.events.put(Edge(role, False, self.clock(), where))
@@ -149,8 +154,3 @@ class ButtonBank:
             button.close()
         if self.encoder is not None:
             self.encoder.close()
-
-
-def mock_pin(pin: int) -> object:
-    """The mock pin behind a BCM number (emulator and tests)."""
-    return Device.pin_factory.pin(pin)
