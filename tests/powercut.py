@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 
 from companion.games import GAMES
 from companion.record import format_record, replay_text, summary
+from tests.harness import PATIENCE, Tty
 from tests.playout import playout
-from tests.test_serial import PATIENCE, Tty
 
 COMMAND = [sys.executable, "-m", "companion"]
 KILL_AT_WRITE = [sys.executable, "-m", "tests.killatwrite"]  # then "N:before" or "N:after"

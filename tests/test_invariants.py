@@ -19,7 +19,7 @@ from companion.session import Session
 from companion.store import Store
 from tests.games.test_penguin_panic import penguins
 from tests.games.test_quick_lemmings import total
-from tests.test_session import next_entry, players_for
+from tests.playout import next_entry, players_for
 
 
 def microbot(details: dict[str, Any], start: dict[str, Any]) -> None:

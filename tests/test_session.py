@@ -17,10 +17,9 @@ from companion.games.base import Choice, Game, IllegalLine, Line, Roll
 from companion.record import Header, Replayed, format_record, replay_text, summary
 from companion.session import CHECKPOINTS, RECENT, NothingToRedo, NothingToUndo, Session
 from companion.store import Store
-from tests.playout import answer, playout
+from tests.playout import next_entry, players_for, playout
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
-NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
 MICROBOT = GAMES["microbot-racers"]
 LEAVES = GAMES["leaf-climbers"]
 
@@ -397,20 +396,6 @@ def test_memory_stays_flat_over_five_thousand_entries(store: Store) -> None:
 
 PLAY, UNDO, REDO = "play", "undo", "redo"
 BACK, FORWARD = "back", "forward"  # a long press: undo or redo 40 times
-
-
-def players_for(game: Game[Any], extra: int) -> tuple[str, ...]:
-    return NAMES[:min(game.max_players, game.min_players + extra)]
-
-
-def next_entry(session: Session, rng: random.Random) -> tuple[list[Line], bool]:
-    """A legal entry from the prompt: a device roll (maybe chained) or one answered line."""
-    ask = session.prompt()
-    assert ask is not None
-    rolls = [a for a in ask.answers if isinstance(a, Roll)]
-    if rolls and rng.random() < 0.5:
-        return device_roll(session.game, session.state, rng.choice(rolls), rng), True
-    return [answer(session.game, session.state, ask, rng)], False
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
