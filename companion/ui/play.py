@@ -16,25 +16,21 @@ from typing import Any
 from PIL import ImageDraw
 
 from companion import ai
-from companion.dice import FAIR, device_roll
+from companion.dice import FAIR, device_roll, rolled_faces
 from companion.games.base import TABLE, Answer, Choice, Field, Form, Grid, IllegalLine, Line, Prompt, Roll
+from companion.record import describe
 from companion.session import Session
 from companion.ui.board import BoardScreen
 from companion.ui.draw import HEADER, HEIGHT, WHITE, WIDTH, arrows, header, label_and_hint, notice, text
 from companion.ui.figures import Views, corner
 from companion.ui.games import cell_width, painter, panel, roll_picture, views
 from companion.ui.intents import Intent
-from companion.ui.reveal import Reveal, plain_picture, rolled_faces, shown_lines
+from companion.ui.reveal import Reveal, plain_picture, shown_lines
 from companion.ui.widgets import Host, Item, Menu, Numbers, Page, Preview, Screen, confirm
 
 PANEL = (0, HEADER + 1, WIDTH - 1, HEADER + 20)
 QUESTION_BASELINE = 45
 OPTION_TOP = 49
-
-
-def describe(lines: list[str]) -> str:
-    """A short account of an entry: ``Bob pick move-2``; dice as their faces."""
-    return "; ".join(lines) if len(lines) <= 2 else f"{lines[0]} (+{len(lines) - 1} more)"
 
 
 class PlayScreen(Screen):
