@@ -184,3 +184,17 @@ def test_the_reader_sees_every_kind_of_import() -> None:
     assert "companion.games.base" in imports("companion.games.leaf_climbers")
     assert "companion.io.pages" in imports("companion.io.display")  # imported inside a function
     assert "companion.cli" in imports("companion.__main__")
+
+
+def test_test_modules_share_helpers_through_helper_modules_not_each_other() -> None:
+    """Helpers several tests need live in tests/harness.py, tests/playout.py and the like;
+    a test module imported by another would run its tests twice and tie the two together."""
+    tests = ROOT / "tests"
+    found = set()
+    for path in tests.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            named = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            found.update((path.name, name) for name in named
+                         if name.rpartition(".")[2].startswith("test_"))
+    assert found == set()

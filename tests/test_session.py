@@ -159,6 +159,33 @@ def test_illegal_entry_changes_nothing(store: Store, entry: list[str]) -> None:
     assert MICROBOT.details(session.state)["picked"] == {"Ann": ["move-1"], "Bob": ["move-3"]}
 
 
+def test_a_different_entry_after_undoing_several_drops_the_whole_redo_stack(path: str) -> None:
+    """Undo three entries, then log one that differs from the next redo entry: all three go,
+    in the session, in the store, and after a restart; undo walks the new branch."""
+    store = Store(path)
+    header = Header(MICROBOT, ("Ann", "Bob"))
+    session = Session.new(store, header)
+    play_each(session, [Line.parse(text) for text in (
+        "table roll 3 2", "Bob pick move-3", "Ann pick move-1", "Ann pick move-2")])
+    for _ in range(3):
+        session.undo()
+    assert session.redo_entry() is not None and session.redo_entry().lines == ("Bob pick move-3",)
+    branch = [Line.parse("table roll 3 2"), Line.parse("Bob pick move-2")]
+    session.play(branch[1:])
+    states = states_along(header, branch)
+    assert session.redo_entry() is None
+    assert stored_lines(store, session.gid) == [("table roll 3 2",), ("Bob pick move-2",)]
+    assert_at(session, states, 2)
+    again = Session(Store(path), session.gid)
+    assert again.redo_entry() is None and again.state == states[2]
+    with pytest.raises(NothingToRedo):
+        again.redo()
+    again.undo()
+    assert_at(again, states, 1)
+    again.redo()
+    assert_at(again, states, 2)
+
+
 # --- restarts ---
 
 
