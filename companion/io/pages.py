@@ -3,8 +3,8 @@
 luma.oled's drivers for these two controllers send the whole frame (about 1 KB) on every
 ``display()`` call; on the Pi's default 100 kHz I2C bus that is about 93 ms per press, the
 slowest part of the box. Both controllers keep the picture in their own memory, in 8 pages
-of 8 pixel rows, and take writes to any page and column span. So this wrapper keeps a copy
-of what the controller holds and, for each new frame, sends only the changed spans, with
+of 8 pixel rows, and take writes to any page and column span. So these devices keep a copy
+of what the controller holds and, for each new frame, send only the changed spans, with
 the addressing commands each needs, through luma's own serial interface (so I2C and SPI
 both work). :class:`PagedSSD1306` and :class:`PagedSH1106` are luma's device classes with
 only ``display()`` replaced: persist, rotation, contrast, hide/show and clean-up are luma's.
