@@ -198,3 +198,15 @@ def test_test_modules_share_helpers_through_helper_modules_not_each_other() -> N
             found.update((path.name, name) for name in named
                          if name.rpartition(".")[2].startswith("test_"))
     assert found == set()
+
+
+def test_nothing_sets_gpiozeros_global_pin_factory() -> None:
+    """Devices are handed their pin factory; ``Device.pin_factory = ...`` would change it for
+    every gpiozero device in the process."""
+    setting = set()
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            setting.update(name for target in targets
+                           if isinstance(target, ast.Attribute) and target.attr == "pin_factory")
+    assert setting == set()
