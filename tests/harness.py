@@ -270,6 +270,7 @@ def half_game(game: str) -> str:
 
 
 def store_game(store: Store, text: str) -> int:
+    """Play a record through a session, one entry a line; the game's id."""
     replayed = replay_text(text)
     session = Session.new(store, replayed.header)
     for line in replayed.actions:
