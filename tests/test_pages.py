@@ -132,6 +132,12 @@ def test_a_change_in_one_column_reaches_the_glass(kind: str, x: int) -> None:
         frame.putpixel((x, y), 1)
         wrapped.display(frame)
         assert model.image().tobytes() == frame.tobytes()
+    # Two pages far apart at once (on the SSD1306, two windows rather than one rectangle).
+    frame = frame.copy()
+    frame.putpixel((x, 0), 1)
+    frame.putpixel((127 - x, 40), 1)
+    wrapped.display(frame)
+    assert model.image().tobytes() == frame.tobytes()
 
 
 def test_a_span_runs_from_the_first_changed_column_to_the_last_inclusive() -> None:
