@@ -4,9 +4,10 @@ harness's launcher; fault injection stays out of the production code).
     python -m tests.killatwrite 3:before run --emulator none --state DIR
 
 ``N:before`` or ``N:after`` kills the process in the N-th write transaction (``BEGIN
-IMMEDIATE``) of the first store the companion opens, just before or just after its COMMIT; the rest of the
-arguments go to ``companion`` as they are. The kill goes through the store's ``connect``
-seam: every store the process opens gets a connection that counts its writes.
+IMMEDIATE``, a first open's schema set-up included) of a store connection, just before or
+just after its COMMIT; the rest of the arguments go to ``companion`` as they are. The kill
+goes through the store's ``connect`` seam: every store the process opens (the daemon opens
+one) gets a connection that counts its own writes.
 """
 
 from __future__ import annotations
