@@ -37,7 +37,7 @@ from companion.games.base import Choice, Line, Roll
 from companion.io.buttons import KeyLogic
 from companion.io.controller import Controller, Counter
 from companion.io.display import NoDisplay, Output
-from companion.io.pages import PagedDisplay
+from companion.io.pages import PAGED
 from companion.record import Header, Replayed, format_record, replay_text
 from companion.store import Store
 from companion.ui.app import App
@@ -68,14 +68,14 @@ class Panels(NoDisplay):
 
         self.models: dict[str, Counter] = {}
         self.devices: dict[str, Any] = {}
-        kinds = {"ssd1306": ssd1306, "sh1106": sh1106} if with_stock else {"ssd1306": ssd1306}
-        for kind, make in kinds.items():
+        stock = {"ssd1306": ssd1306, "sh1106": sh1106}
+        for kind in stock if with_stock else ("ssd1306",):
             for who in ("ours", "luma") if with_stock else ("ours",):
                 # The latency run only counts: rebuilding the picture is the tests' job.
                 model = Controller(kind) if with_stock else Counter()
-                device = make(serial_interface=model)
+                make = PAGED[kind] if who == "ours" else stock[kind]
                 self.models[f"{who} {kind}"] = model
-                self.devices[f"{who} {kind}"] = PagedDisplay(device, kind) if who == "ours" else device
+                self.devices[f"{who} {kind}"] = make(serial_interface=model)
         self.shown_at = 0.0
 
     def bytes(self) -> dict[str, int]:

@@ -30,14 +30,12 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from companion.dice import chained
+from companion.dice import chained, rolled_faces
 from companion.games import GAMES, game_by_id
 from companion.games.base import TABLE, Game, IllegalLine, Line, Roll
-from companion.record import Header, check_option, check_players, words
+from companion.record import Header, check_option, check_players, describe, words
 from companion.session import Session
 from companion.store import Entry, Store
-from companion.ui.play import describe
-from companion.ui.reveal import rolled_faces
 
 COMMANDS = ("game ID | players NAME... | option KEY VALUE | ACTOR VERB ... | dice F F... | die F | "
             "undo | redo | state | help")

@@ -61,3 +61,11 @@ def _one_roll(game: Game[Any], state: Any, ask: Roll, rng: random.Random) -> tup
             if not ask.reroll_refused:
                 raise
     raise RollRefused("no faces fit: the rules refused every roll")
+
+
+def rolled_faces(ask: Roll, line: Line) -> str:
+    """``Ann 5, Bob 1``: each face beside its die's label, as the table would say it."""
+    faces = line.args[len(ask.prefix):]
+    if len(faces) != len(ask.labels):
+        return " ".join(faces)
+    return ", ".join(f"{label} {face}" for label, face in zip(ask.labels, faces))

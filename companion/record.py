@@ -254,3 +254,12 @@ def format_record(header: Header, actions: Iterable[Line | str]) -> str:
     table roll 3 2
     """
     return "\n".join([*header.lines(), *(str(a) for a in actions)]) + "\n"
+
+
+def describe(lines: list[str]) -> str:
+    """A short account of an entry: ``Bob pick move-2``; dice as their faces.
+
+    >>> describe(["Ann roll 3", "Bob roll 5", "Cat roll 1"])
+    'Ann roll 3 (+2 more)'
+    """
+    return "; ".join(lines) if len(lines) <= 2 else f"{lines[0]} (+{len(lines) - 1} more)"

@@ -89,12 +89,10 @@ def start_buttons(config: Config, events: queue.Queue[object], emulated: bool) -
     None when no pin factory starts at all (one log line says why); a single pin that
     cannot be opened costs only its key (see :func:`report_lost`).
     """
-    from gpiozero import Device
     from gpiozero.pins.mock import MockFactory
 
     if emulated:
-        Device.pin_factory = MockFactory()
-        return ButtonBank(EMULATOR_PINS, events)
+        return ButtonBank(EMULATOR_PINS, events, factory=MockFactory())
     if not pin_factory_ready():
         return None
     encoder = None
@@ -164,20 +162,18 @@ def start_ports(config: Config, events: queue.Queue[object], stack: ExitStack) -
     return ports
 
 
-def press_pin(role: str) -> bool:
+def press_pin(buttons: ButtonBank | None, role: str) -> bool:
     """Tap the emulator's mock pin for a role; False when the role has no pin.
 
     Runs on the keyboard thread and sleeps there, so keys typed quickly are tapped one after
     the other instead of landing on a pin that is still held down.
     """
-    from gpiozero import Device
-
     from companion.io.keyboard import TAP
 
     pin = EMULATOR_PINS.get(role)
-    if pin is None:
+    if pin is None or buttons is None or buttons.factory is None:
         return False
-    mock = Device.pin_factory.pin(pin)
+    mock = buttons.factory.pin(pin)
     mock.drive_low()
     time.sleep(TAP)
     mock.drive_high()
@@ -269,7 +265,7 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
             if keyboard_drives:
                 from companion.io.keyboard import Keyboard
 
-                keyboard = Keyboard(sys.stdin.fileno(), events, press_pin)
+                keyboard = Keyboard(sys.stdin.fileno(), events, partial(press_pin, buttons))
                 keyboard.start()
                 stack.callback(keyboard.close)
                 if opener is TerminalDisplay:

@@ -113,6 +113,14 @@ class Session:
         return format_record(self.header, audited_lines(self.store, self.gid, self.head))
 
 
+    def entry(self, seq: int) -> Entry | None:
+        """The stored entry at position ``seq`` (past the head: the redo stack), or None."""
+        return self.store.entry(self.gid, seq)
+
+    def stored_header(self) -> tuple[str, ...]:
+        """The header lines as stored, the companion's seat lines included."""
+        return self.store.game(self.gid).header
+
     def redo_entry(self) -> Entry | None:
         """The entry that redo would bring back."""
         return self.store.entry(self.gid, self.head + 1)

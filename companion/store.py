@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import signal
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -35,10 +33,6 @@ from companion.clock import SYSTEM, Clock
 # log on every commit: a commit that returned survives a power cut. NORMAL would not.
 DURABILITY = {"journal_mode": "WAL", "synchronous": "FULL"}
 BUSY_TIMEOUT_MS = 10_000  # an export in another process holds the lock briefly: wait for it
-# Test-only fault injection for the power-cut harness (tests/powercut.py): "N:before" or
-# "N:after" makes the process SIGKILL itself in its N-th write, just before or just after
-# the COMMIT. Unset (always, outside that harness) it costs one comparison a write.
-KILL_AT_WRITE = os.environ.get("COMPANION_KILL_AT_WRITE", "")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -140,7 +134,6 @@ class Store:
         ``clock`` stamps the times shown to people."""
         self.path = path
         self.clock = clock
-        self.writes = 0  # write transactions begun (the fault-injection point counts them)
         # Called after each new game, entry or head move, with whether it began or ended a
         # game (a milestone): the rolling copies (companion/backup.py) hang here.
         self.after_commit: Callable[[bool], None] | None = None
@@ -200,10 +193,6 @@ class Store:
                 self.db.execute("ROLLBACK")
             raise
 
-    def _fault(self, moment: str) -> None:
-        if KILL_AT_WRITE and f"{self.writes}:{moment}" == KILL_AT_WRITE:
-            os.kill(os.getpid(), signal.SIGKILL)
-
     def check(self) -> str:
         """SQLite's quick check of the whole file: "" when sound, else its first finding."""
         findings = [row[0] for row in self.db.execute("PRAGMA quick_check")]
@@ -214,12 +203,9 @@ class Store:
         # BEGIN IMMEDIATE takes the write lock up front, so a concurrent reader cannot make
         # the commit fail half-way; COMMIT returns only when the log is synced.
         self.db.execute("BEGIN IMMEDIATE")
-        self.writes += 1
         try:
             yield self.db
-            self._fault("before")
             self.db.execute("COMMIT")
-            self._fault("after")
         except BaseException:
             # A full disk or an I/O error may have rolled the transaction back already
             # (SQLite does so for SQLITE_FULL and SQLITE_IOERR); a failed COMMIT may not.

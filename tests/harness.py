@@ -3,14 +3,25 @@
 The clock is fake so debounce, long presses, dimming and blanking are exact and instant.
 ``shows(text)`` looks for the text, drawn in our font, anywhere on the last frame: tests
 assert on what a player would see, not on internals.
+
+The helpers that several test modules share live here too (test modules import from here,
+never from each other): a stand-in host for screens, the ``companion`` command and a
+pseudo-terminal serial device, and a companion with its phone view on.
 """
 
 from __future__ import annotations
 
+import http.client
+import os
 import pathlib
+import pty
 import queue
 import random
+import select
+import sys
+import time
 from functools import cache
+from tty import setraw as termios_raw
 
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
@@ -22,6 +33,9 @@ from companion.config import Config
 from companion.daemon import Daemon
 from companion.io.buttons import PRESETS, ButtonBank, KeyLogic
 from companion.io.display import Output
+from companion.phone import PhoneConfig, PhoneView
+from companion.record import replay_text
+from companion.session import Session
 from companion.store import Store
 from companion.ui.app import App
 from companion.ui.draw import font
@@ -154,3 +168,170 @@ class Harness:
 
     def save(self, path: pathlib.Path) -> None:
         self.screen.save(path)
+
+
+# --- screens on their own ---
+
+
+class Host:
+    """A screen's host that only counts pops (screens tested on their own)."""
+
+    def __init__(self) -> None:
+        self.popped = 0
+
+    def push(self, screen: object) -> None:
+        pass
+
+    def pop(self) -> None:
+        self.popped += 1
+
+    def toast(self, message: str) -> None:
+        pass
+
+
+# --- the companion as a process, and serial devices on pseudo-terminals ---
+
+COMPANION = [sys.executable, "-m", "companion"]
+ENV = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
+PATIENCE = 20.0  # seconds before a test gives up waiting for a thread: a failure, not a timing
+
+
+class Tty:
+    """A pseudo-terminal standing in for a USB device. The test holds the device's end (the
+    master); the companion opens the tty through ``link``, as udev's by-id links point to
+    whichever ttyACM the device got this time.
+
+    The test also keeps the tty's own end open, in raw mode: until the companion opens it,
+    the terminal must not echo what the device sends, and reading the master must not fail
+    for want of anyone at the other end.
+    """
+
+    def __init__(self, link: pathlib.Path) -> None:
+        self.link = link
+        self.master = self.held = -1
+        self.heard = b""
+
+    def plug(self) -> None:
+        self.master, self.held = pty.openpty()
+        termios_raw(self.held)
+        fresh = self.link.with_name(self.link.name + ".new")
+        fresh.symlink_to(os.ttyname(self.held))
+        os.replace(fresh, self.link)
+
+    def unplug(self) -> None:
+        """Both ends closed: the tty is gone, and its link with it."""
+        os.close(self.master)
+        os.close(self.held)
+        self.master = self.held = -1
+        self.link.unlink()
+
+    def send(self, data: bytes) -> None:
+        os.write(self.master, data)
+
+    def answer(self, seconds: float = PATIENCE) -> str:
+        """The next answer line the companion wrote ("" if none came in ``seconds``)."""
+        end = time.monotonic() + seconds
+        while b"\r\n" not in self.heard:
+            left = end - time.monotonic()
+            if left <= 0:
+                assert seconds < PATIENCE, f"no answer; heard {self.heard!r}"
+                return ""
+            if select.select([self.master], [], [], left)[0]:
+                self.heard += os.read(self.master, 4096)
+        line, self.heard = self.heard.split(b"\r\n", 1)
+        return line.decode("utf-8")
+
+    def until_answered(self) -> None:
+        """Say ``help`` until the companion answers: pyserial drops what arrived before it
+        opened the port, as a real device's early bytes are lost."""
+        end = time.monotonic() + PATIENCE
+        while time.monotonic() < end:
+            self.send(b"help\n")
+            if self.answer(0.5):
+                return
+        raise AssertionError("the companion never opened the port")
+
+# --- the phone view ---
+
+BENCH = pathlib.Path(__file__).parent.parent / "companion" / "benchdata"
+RECORDS = {
+    "microbot-racers": "microbot-lap-win.record",
+    "leaf-climbers": "leaf-climbers.record",
+    "penguin-panic": "penguin-panic.record",
+    "gleebs-and-grues": "gleebs-and-grues.record",
+    "quick-lemmings": "quick-lemmings.record",
+}
+
+
+def half_game(game: str) -> str:
+    """The first half of the benchmark session's game: a point in the middle of play."""
+    lines = (BENCH / RECORDS[game]).read_text().splitlines()
+    return "\n".join(lines[: len(lines) // 2]) + "\n"
+
+
+def store_game(store: Store, text: str) -> int:
+    """Play a record through a session, one entry a line; the game's id."""
+    replayed = replay_text(text)
+    session = Session.new(store, replayed.header)
+    for line in replayed.actions:
+        session.play([line])
+    return session.gid
+
+
+class Box:
+    """A companion with its phone view on, listening on a free loopback port."""
+
+    def __init__(self, directory: pathlib.Path) -> None:
+        self.harness = Harness(directory)
+        self.store_path = str(directory / "games.sqlite")
+        self.phone = PhoneView(PhoneConfig(True, "127.0.0.1", 0), directory, self.store_path)
+        self.phone.start()
+        assert self.phone.server is not None
+        self.harness.app.phone = self.phone
+        self.harness.daemon.phone = self.phone
+        self.harness.daemon.refresh()
+
+    @property
+    def port(self) -> int:
+        assert self.phone.server is not None
+        return self.phone.server.port
+
+    def get(self, path: str, method: str = "GET", headers: dict[str, str] | None = None,
+            body: bytes | None = None) -> tuple[int, bytes]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        try:
+            conn.request(method, path, body=body, headers=headers or {})
+            answer = conn.getresponse()
+            return answer.status, answer.read()
+        finally:
+            conn.close()
+
+    def page(self, rest: str = "") -> str:
+        return f"/{self.phone.token}/{rest}"
+
+    def open_game(self, game: str) -> int:
+        gid = store_game(self.harness.store, half_game(game))
+        assert self.harness.app.open(gid)
+        self.harness.daemon.refresh()
+        return gid
+
+    def close(self) -> None:
+        self.phone.stop()
+        self.harness.close()
+
+
+def service_keys() -> dict[str, list[str]]:
+    """The [Service] section's settings, every value of a repeated key kept in order."""
+    keys: dict[str, list[str]] = {}
+    section = ""
+    for raw in (pathlib.Path(__file__).parent.parent / "systemd" / "companion.service").read_text().splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("["):
+            section = line
+            continue
+        if section == "[Service]":
+            key, _, value = line.partition("=")
+            keys.setdefault(key, []).append(value)
+    return keys

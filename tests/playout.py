@@ -5,8 +5,12 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from companion.dice import device_roll
 from companion.games.base import Choice, Form, Game, Grid, IllegalLine, Line, Prompt, Roll
+from companion.session import Session
 
+#: Seat names for random games, enough for any game's largest table.
+NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
 #: Re-rolls before giving up. A nearly full Leaf-Climbers board may leave one square of 36
 #: for a leaf: 2000 tries miss it with odds of about 1e-25.
 TRIES = 2000
@@ -49,3 +53,18 @@ def playout(game: Game[Any], players: tuple[str, ...], rng: random.Random, steps
         state = game.apply(state, line)
         lines.append(line)
     return state, lines
+
+
+def players_for(game: Game[Any], extra: int) -> tuple[str, ...]:
+    """The first names for a table of the game's fewest players plus ``extra`` (capped)."""
+    return NAMES[:min(game.max_players, game.min_players + extra)]
+
+
+def next_entry(session: Session, rng: random.Random) -> tuple[list[Line], bool]:
+    """A legal entry from the prompt: a device roll (maybe chained) or one answered line."""
+    ask = session.prompt()
+    assert ask is not None
+    rolls = [a for a in ask.answers if isinstance(a, Roll)]
+    if rolls and rng.random() < 0.5:
+        return device_roll(session.game, session.state, rng.choice(rolls), rng), True
+    return [answer(session.game, session.state, ask, rng)], False

@@ -4,8 +4,8 @@ pseudo-terminal, killed with SIGKILL at random moments and started again, many t
 Every ``ok`` the console answers is an action the players were shown. After each kill the
 store must hold every one of them, in order, plus at most the one line in flight; the
 resumed game (the console's ``state``) must be what those lines replay to. Some kills land
-at random moments, others inside a store write, just before or just after its COMMIT (the
-store's test-only COMPANION_KILL_AT_WRITE hook).
+at random moments, others inside a store write, just before or just after its COMMIT (run
+through tests/killatwrite.py, which wraps the store's connection).
 
     python -m tests.powercut --kills 200          # the full run (several minutes)
 
@@ -31,11 +31,13 @@ from dataclasses import dataclass, field
 
 from companion.games import GAMES
 from companion.record import format_record, replay_text, summary
+from tests.harness import PATIENCE, Tty
 from tests.playout import playout
-from tests.test_serial import PATIENCE, Tty
 
 COMMAND = [sys.executable, "-m", "companion"]
+KILL_AT_WRITE = [sys.executable, "-m", "tests.killatwrite"]  # then "N:before" or "N:after"
 ENV = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock"}
+ROOT = pathlib.Path(__file__).resolve().parents[1]  # where ``tests`` imports from
 
 
 @dataclass
@@ -91,11 +93,11 @@ class Companion:
 
     def __init__(self, state: pathlib.Path, config: pathlib.Path, tty: Tty, log: pathlib.Path,
                  kill_at_write: str = "") -> None:
-        env = {**ENV, "COMPANION_KILL_AT_WRITE": kill_at_write} if kill_at_write else ENV
+        command = [*KILL_AT_WRITE, kill_at_write] if kill_at_write else COMMAND
         with log.open("ab") as stderr:
             self.process = subprocess.Popen(
-                [*COMMAND, "run", "--emulator", "none", "--state", str(state), "--config", str(config)],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr, env=env)
+                [*command, "run", "--emulator", "none", "--state", str(state), "--config", str(config)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr, env=ENV, cwd=ROOT)
         self.tty = tty
 
     def alive(self) -> bool:

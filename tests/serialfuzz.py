@@ -23,8 +23,8 @@ from companion.games import GAMES
 from companion.games.base import IllegalLine, Line
 from companion.io.serial import MAX_LINE
 from companion.record import words
+from tests.harness import PATIENCE, Tty
 from tests.powercut import Companion, stored
-from tests.test_serial import PATIENCE, Tty
 
 MICROBOT = GAMES["microbot-racers"]
 #: A race that stands at Ann's second pick: no dice asked for, nothing to redo.

@@ -24,7 +24,7 @@ from companion.games import GAMES
 from companion.record import Header, format_record, replay_text
 from companion.session import NothingToRedo, Session
 from companion.store import Store
-from tests.test_session import next_entry, players_for
+from tests.playout import next_entry, players_for
 
 LONGEST = 300  # entries before a game that has not ended is left and the next one begins
 RESUME_EVERY = 997  # actions between restarts (close the store, reopen the game)

@@ -8,24 +8,11 @@ from companion.games.base import Grid, Line
 from companion.ui.board import BoardScreen, plain_board
 from companion.ui.draw import blank
 from companion.ui.intents import Intent
+from tests.harness import Host
 
 LEGAL = (Line("Ann", "move", ("a1", "a2")), Line("Ann", "move", ("a1", "b1")),
          Line("Ann", "move", ("c3", "c4")))
 GRID = Grid("Move a stack", "Ann", "move", 4, 4, LEGAL, steps=2, spell="alg")
-
-
-class Host:
-    def __init__(self) -> None:
-        self.popped = 0
-
-    def push(self, screen: object) -> None:
-        pass
-
-    def pop(self) -> None:
-        self.popped += 1
-
-    def toast(self, message: str) -> None:
-        pass
 
 
 def screen(done: list[Line], refuse: str = "") -> BoardScreen:

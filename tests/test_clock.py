@@ -24,7 +24,7 @@ from companion.salvage import carry_games
 from companion.session import Session
 from companion.store import Store
 from tests.examples import HEADER, LAP_WIN, ROLL
-from tests.harness import Harness
+from tests.harness import Harness, store_game
 
 T = 1_795_000_000.0  # an evening in November 2026
 HOUR, DAY = 3600.0, 86400.0
@@ -71,15 +71,6 @@ def race(names: tuple[str, str], finished: bool) -> str:
     return text.replace("Ann", names[0]).replace("Bob", names[1])
 
 
-def play(store: Store, text: str) -> int:
-    """Play a record through a session, one entry a line; the game's id."""
-    replayed = replay_text(text)
-    session = Session.new(store, replayed.header)
-    for line in replayed.actions:
-        session.play([line])
-    return session.gid
-
-
 @dataclass(frozen=True)
 class Evening:
     """One evening's play: a game won by ``names[0]``, and one left unfinished."""
@@ -90,7 +81,7 @@ class Evening:
 
 
 def evening(store: Store, names: tuple[str, str]) -> Evening:
-    return Evening(names, play(store, race(names, True)), play(store, race(names, False)))
+    return Evening(names, store_game(store, race(names, True)), store_game(store, race(names, False)))
 
 
 def shown(stamp: float) -> str:
@@ -160,8 +151,8 @@ def test_a_clock_put_back_or_forward_never_changes_what_is_newest(
 def test_undo_and_abandon_count_as_changes_whatever_the_clock(store: Store, clock: Clock,
                                                                 wall: Wall) -> None:
     store.clock = clock
-    first = play(store, race(("Ann", "Bob"), False))
-    second = play(store, race(("Cat", "Dan"), False))
+    first = store_game(store, race(("Ann", "Bob"), False))
+    second = store_game(store, race(("Cat", "Dan"), False))
     wall.now -= HOUR
     Session(store, first).undo()
     assert [row.id for row in store.games("playing")] == [first, second]
@@ -189,10 +180,10 @@ def test_synchronised_is_the_timesyncd_mark_under_run(run_dir: pathlib.Path, wal
 def test_dates_stamped_before_the_clock_was_synchronised_stay_marked(
         box: Harness, tmp_path: pathlib.Path, run_dir: pathlib.Path, wall: Wall,
         clock: Clock) -> None:
-    unsure = play(box.store, race(("Ann", "Bob"), True))  # no network yet
+    unsure = store_game(box.store, race(("Ann", "Bob"), True))  # no network yet
     synchronise(run_dir)
     wall.now += 2 * HOUR  # the network set the clock right
-    sure = play(box.store, race(("Cat", "Dan"), True))
+    sure = store_game(box.store, race(("Cat", "Dan"), True))
     rows = {row.id: row for row in box.store.games()}
     assert (rows[unsure].created_synced, rows[unsure].updated_synced) == (False, False)
     assert (rows[sure].created_synced, rows[sure].updated_synced) == (True, True)
@@ -211,9 +202,9 @@ def test_games_listing_says_which_dates_may_be_wrong(tmp_path: pathlib.Path, run
                                                      clock: Clock,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     store = Store(str(tmp_path / "companion.sqlite"), clock=clock)
-    unsure = play(store, race(("Ann", "Bob"), True))
+    unsure = store_game(store, race(("Ann", "Bob"), True))
     synchronise(run_dir)
-    sure = play(store, race(("Cat", "Dan"), False))
+    sure = store_game(store, race(("Cat", "Dan"), False))
     store.close()
 
     assert main(["games", "--state", str(tmp_path)]) == 0

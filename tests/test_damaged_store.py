@@ -23,9 +23,8 @@ from companion.salvage import open_store
 from companion.session import Session
 from companion.store import Entry, Store
 from tests.faults import disk_full, store_files, tiny_disk_command
-from tests.harness import Harness, glyphs
+from tests.harness import COMPANION, ENV, Harness, glyphs
 from tests.playout import answer
-from tests.test_process import COMPANION, ENV
 
 # Durability is what these tests prove: their files stay on a real disk.
 pytestmark = pytest.mark.durable

@@ -406,6 +406,7 @@ def test_a_display_that_keeps_failing_leaks_nothing(case: LeakCase,
     now = [0.0]
     output = Output(opener, shift=False, clock=lambda: now[0])
     frame = Image.new("1", (128, 64), 0)
+    frame.putpixel((5, 5), 1)  # a picture the panel does not hold yet: it must be sent
 
     def fail_once() -> bool:
         if case.through_output:

@@ -381,7 +381,7 @@ def test_a_state_directory_that_cannot_work_is_on_the_screen_too(
 
 def test_the_unit_restarts_on_every_failure_but_a_configuration_error() -> None:
     from companion import cli
-    from tests.test_service import service_keys
+    from tests.harness import service_keys
 
     keys = service_keys()
     assert keys["Restart"] == ["on-failure"]

@@ -35,8 +35,8 @@ from companion.store import Store
 from companion.ui.app import App
 from tests.cutdisk import Connection, Disk, PowerCut
 from tests.faults import disk_full
+from tests.harness import COMPANION, ENV
 from tests.playout import playout
-from tests.test_process import COMPANION, ENV
 
 PLAYERS = ("Ann", "Bob", "Cat")
 #: Six games of 60 entries each, none over (seeds found by trying): 360 entries in all.

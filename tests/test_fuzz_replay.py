@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.cli import main
-from tests.test_process import COMPANION, ENV
+from tests.harness import COMPANION, ENV
 
 GOLDEN = sorted((pathlib.Path(__file__).parent / "golden").glob("*/*.record"))
 WORDS = sorted({w for path in GOLDEN for w in path.read_text().split()} | {

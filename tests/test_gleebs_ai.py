@@ -18,7 +18,7 @@ from companion.ai import advisor
 from companion.ai.gleebs import WIN, WON, Search, advise, children, evaluate, line_of
 from companion.games.base import Line
 from companion.games.gleebs_and_grues import MOVE, OVER, SQUARES, Board, GleebsAndGrues, State
-from tests.games.test_gleebs_and_grues import at, random_game
+from tests.games.scenarios import at, random_game
 
 GAME = GleebsAndGrues()
 

@@ -103,3 +103,33 @@ def test_every_preset_names_only_known_roles() -> None:
     for preset, pins in PRESETS.items():
         assert set(pins) <= {"up", "down", "left", "right", "select", "back", "context", "roll"}, preset
         assert preset == "custom" or "select" in pins
+
+
+def test_the_emulators_buttons_bring_their_own_mock_pins_and_leave_gpiozeros_default() -> None:
+    from companion import runner
+    from companion.config import Config
+
+    default = Device.pin_factory
+    events: queue.Queue[object] = queue.Queue()
+    bank = runner.start_buttons(Config(), events, emulated=True)
+    assert bank is not None
+    try:
+        assert Device.pin_factory is default
+        assert isinstance(bank.factory, MockFactory) and bank.factory is not default
+        assert all(button.pin_factory is bank.factory for button in bank.buttons.values())
+        assert runner.press_pin(bank, "select")
+        assert [(e.role, e.pressed) for e in (events.get_nowait(), events.get_nowait())] == [
+            ("select", True), ("select", False)]
+    finally:
+        bank.close()
+
+
+def test_a_bank_opens_its_pins_on_the_factory_it_is_given() -> None:
+    factory = MockFactory()
+    bank = ButtonBank({"select": 22}, queue.Queue(), encoder=(5, 6, 13), factory=factory)
+    try:
+        assert factory.pin(22) is bank.buttons["select"].pin
+        assert Device.pin_factory.pin(22) is not bank.buttons["select"].pin
+        assert bank.encoder is not None and bank.encoder.pin_factory is factory
+    finally:
+        bank.close()

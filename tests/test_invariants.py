@@ -17,9 +17,8 @@ from companion.games import GAMES
 from companion.record import Header
 from companion.session import Session
 from companion.store import Store
-from tests.games.test_penguin_panic import penguins
-from tests.games.test_quick_lemmings import total
-from tests.test_session import next_entry, players_for
+from tests.games.scenarios import penguins, total
+from tests.playout import next_entry, players_for
 
 
 def microbot(details: dict[str, Any], start: dict[str, Any]) -> None:

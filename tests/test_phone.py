@@ -20,75 +20,8 @@ import pytest
 
 from companion.phone import PhoneConfig, PhoneView, looks_like_token
 from companion.record import replay_text
-from companion.session import Session
-from companion.store import Store
 from companion.web import server as web
-from tests.harness import Harness
-
-BENCH = pathlib.Path(__file__).parent.parent / "companion" / "benchdata"
-RECORDS = {
-    "microbot-racers": "microbot-lap-win.record",
-    "leaf-climbers": "leaf-climbers.record",
-    "penguin-panic": "penguin-panic.record",
-    "gleebs-and-grues": "gleebs-and-grues.record",
-    "quick-lemmings": "quick-lemmings.record",
-}
-
-
-def half_game(game: str) -> str:
-    """The first half of the benchmark session's game: a point in the middle of play."""
-    lines = (BENCH / RECORDS[game]).read_text().splitlines()
-    return "\n".join(lines[: len(lines) // 2]) + "\n"
-
-
-def store_game(store: Store, text: str) -> int:
-    replayed = replay_text(text)
-    session = Session.new(store, replayed.header)
-    for line in replayed.actions:
-        session.play([line])
-    return session.gid
-
-
-class Box:
-    """A companion with its phone view on, listening on a free loopback port."""
-
-    def __init__(self, directory: pathlib.Path) -> None:
-        self.harness = Harness(directory)
-        self.store_path = str(directory / "games.sqlite")
-        self.phone = PhoneView(PhoneConfig(True, "127.0.0.1", 0), directory, self.store_path)
-        self.phone.start()
-        assert self.phone.server is not None
-        self.harness.app.phone = self.phone
-        self.harness.daemon.phone = self.phone
-        self.harness.daemon.refresh()
-
-    @property
-    def port(self) -> int:
-        assert self.phone.server is not None
-        return self.phone.server.port
-
-    def get(self, path: str, method: str = "GET", headers: dict[str, str] | None = None,
-            body: bytes | None = None) -> tuple[int, bytes]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-        try:
-            conn.request(method, path, body=body, headers=headers or {})
-            answer = conn.getresponse()
-            return answer.status, answer.read()
-        finally:
-            conn.close()
-
-    def page(self, rest: str = "") -> str:
-        return f"/{self.phone.token}/{rest}"
-
-    def open_game(self, game: str) -> int:
-        gid = store_game(self.harness.store, half_game(game))
-        assert self.harness.app.open(gid)
-        self.harness.daemon.refresh()
-        return gid
-
-    def close(self) -> None:
-        self.phone.stop()
-        self.harness.close()
+from tests.harness import RECORDS, Box, half_game, store_game
 
 
 @pytest.fixture

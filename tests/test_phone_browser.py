@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.test_phone import RECORDS, Box
+from tests.harness import RECORDS, Box
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:

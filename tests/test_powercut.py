@@ -4,10 +4,14 @@ the full run."""
 from __future__ import annotations
 
 import pathlib
+import signal
+import subprocess
+import sys
 
 import pytest
 
-from tests.powercut import run
+from companion.store import Store
+from tests.powercut import ROOT, run
 
 # Durability is what these tests prove: their files stay on a real disk.
 pytestmark = pytest.mark.durable
@@ -19,3 +23,23 @@ def test_twenty_kills_lose_no_acknowledged_action(tmp_path: pathlib.Path) -> Non
     assert tally.lost == 0
     assert tally.kills == 20 and tally.in_writes > 0
     assert tally.acknowledged > 100
+
+
+@pytest.mark.parametrize(("moment", "kept"), [("before", 0), ("after", 1)])
+def test_the_launcher_kills_the_process_just_before_or_after_a_commit(
+        tmp_path: pathlib.Path, moment: str, kept: int) -> None:
+    path = tmp_path / "store.sqlite"
+    Store(str(path)).close()  # made (and migrated) beforehand: the next write is the game's
+    script = ("import sys; from companion.store import Store; from tests import killatwrite\n"
+              f"killatwrite.KillAtWrite.at = '1:{moment}'\n"
+              f"Store({str(path)!r}, connect=killatwrite.connect).create('leaf-climbers', ['game x'])\n"
+              "sys.exit(3)\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, check=False, timeout=60)
+    assert done.returncode == -signal.SIGKILL
+    assert len(Store(str(path)).games()) == kept
+
+
+def test_the_companion_itself_carries_no_fault_injection() -> None:
+    for module in (ROOT / "companion").rglob("*.py"):
+        text = module.read_text(encoding="utf-8")
+        assert "SIGKILL" not in text and "KILL_AT" not in text, module

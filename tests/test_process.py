@@ -8,12 +8,10 @@ import pathlib
 import pty
 import select
 import subprocess
-import sys
 import threading
 import time
 
-COMPANION = [sys.executable, "-m", "companion"]
-ENV = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
+from tests.harness import COMPANION, ENV
 
 
 class Screen:

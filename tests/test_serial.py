@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import os
 import pathlib
-import pty
 import queue
-import select
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from tty import setraw as termios_raw
 from typing import Any
 
 import pytest
@@ -24,66 +21,9 @@ from companion.config import ConfigError, PortConfig, parse
 from companion.io.serial import MAX_LINE, LineCutter, PortStatus, SerialLine, SerialPort
 from companion.ui.app import App, link_marks
 from companion.ui.draw import HEADER, WIDTH
-from tests.harness import Harness
+from tests.harness import PATIENCE, Harness, Tty
 
-PATIENCE = 20.0  # seconds before a test gives up waiting for a thread: a failure, not a timing
 FAST = (0.01, 0.05)  # retry back-off for tests: the same code path, shorter waits
-
-
-class Tty:
-    """A pseudo-terminal standing in for a USB device. The test holds the device's end (the
-    master); the companion opens the tty through ``link``, as udev's by-id links point to
-    whichever ttyACM the device got this time.
-
-    The test also keeps the tty's own end open, in raw mode: until the companion opens it,
-    the terminal must not echo what the device sends, and reading the master must not fail
-    for want of anyone at the other end.
-    """
-
-    def __init__(self, link: pathlib.Path) -> None:
-        self.link = link
-        self.master = self.held = -1
-        self.heard = b""
-
-    def plug(self) -> None:
-        self.master, self.held = pty.openpty()
-        termios_raw(self.held)
-        fresh = self.link.with_name(self.link.name + ".new")
-        fresh.symlink_to(os.ttyname(self.held))
-        os.replace(fresh, self.link)
-
-    def unplug(self) -> None:
-        """Both ends closed: the tty is gone, and its link with it."""
-        os.close(self.master)
-        os.close(self.held)
-        self.master = self.held = -1
-        self.link.unlink()
-
-    def send(self, data: bytes) -> None:
-        os.write(self.master, data)
-
-    def answer(self, seconds: float = PATIENCE) -> str:
-        """The next answer line the companion wrote ("" if none came in ``seconds``)."""
-        end = time.monotonic() + seconds
-        while b"\r\n" not in self.heard:
-            left = end - time.monotonic()
-            if left <= 0:
-                assert seconds < PATIENCE, f"no answer; heard {self.heard!r}"
-                return ""
-            if select.select([self.master], [], [], left)[0]:
-                self.heard += os.read(self.master, 4096)
-        line, self.heard = self.heard.split(b"\r\n", 1)
-        return line.decode("utf-8")
-
-    def until_answered(self) -> None:
-        """Say ``help`` until the companion answers: pyserial drops what arrived before it
-        opened the port, as a real device's early bytes are lost."""
-        end = time.monotonic() + PATIENCE
-        while time.monotonic() < end:
-            self.send(b"help\n")
-            if self.answer(0.5):
-                return
-        raise AssertionError("the companion never opened the port")
 
 
 class Loop:

@@ -23,27 +23,11 @@ from companion.io.systemd import watchdog_period
 from companion.store import Store
 from companion.ui.app import App
 from companion.ui.intents import Intent
+from tests.harness import service_keys
 
 ROOT = pathlib.Path(__file__).parent.parent
 UNIT = ROOT / "systemd" / "companion.service"
 INSTALL = ROOT / "systemd" / "install.sh"
-
-
-def service_keys() -> dict[str, list[str]]:
-    """The [Service] section's settings, every value of a repeated key kept in order."""
-    keys: dict[str, list[str]] = {}
-    section = ""
-    for raw in UNIT.read_text().splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("["):
-            section = line
-            continue
-        if section == "[Service]":
-            key, _, value = line.partition("=")
-            keys.setdefault(key, []).append(value)
-    return keys
 
 
 def test_the_unit_scores_below_one_safe_in_systemd_analyze() -> None:

@@ -17,10 +17,9 @@ from companion.games.base import Choice, Game, IllegalLine, Line, Roll
 from companion.record import Header, Replayed, format_record, replay_text, summary
 from companion.session import CHECKPOINTS, RECENT, NothingToRedo, NothingToUndo, Session
 from companion.store import Store
-from tests.playout import answer, playout
+from tests.playout import next_entry, players_for, playout
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
-NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
 MICROBOT = GAMES["microbot-racers"]
 LEAVES = GAMES["leaf-climbers"]
 
@@ -158,6 +157,33 @@ def test_illegal_entry_changes_nothing(store: Store, entry: list[str]) -> None:
     assert after == before
     session.redo()
     assert MICROBOT.details(session.state)["picked"] == {"Ann": ["move-1"], "Bob": ["move-3"]}
+
+
+def test_a_different_entry_after_undoing_several_drops_the_whole_redo_stack(path: str) -> None:
+    """Undo three entries, then log one that differs from the next redo entry: all three go,
+    in the session, in the store, and after a restart; undo walks the new branch."""
+    store = Store(path)
+    header = Header(MICROBOT, ("Ann", "Bob"))
+    session = Session.new(store, header)
+    play_each(session, [Line.parse(text) for text in (
+        "table roll 3 2", "Bob pick move-3", "Ann pick move-1", "Ann pick move-2")])
+    for _ in range(3):
+        session.undo()
+    assert session.redo_entry() is not None and session.redo_entry().lines == ("Bob pick move-3",)
+    branch = [Line.parse("table roll 3 2"), Line.parse("Bob pick move-2")]
+    session.play(branch[1:])
+    states = states_along(header, branch)
+    assert session.redo_entry() is None
+    assert stored_lines(store, session.gid) == [("table roll 3 2",), ("Bob pick move-2",)]
+    assert_at(session, states, 2)
+    again = Session(Store(path), session.gid)
+    assert again.redo_entry() is None and again.state == states[2]
+    with pytest.raises(NothingToRedo):
+        again.redo()
+    again.undo()
+    assert_at(again, states, 1)
+    again.redo()
+    assert_at(again, states, 2)
 
 
 # --- restarts ---
@@ -397,20 +423,6 @@ def test_memory_stays_flat_over_five_thousand_entries(store: Store) -> None:
 
 PLAY, UNDO, REDO = "play", "undo", "redo"
 BACK, FORWARD = "back", "forward"  # a long press: undo or redo 40 times
-
-
-def players_for(game: Game[Any], extra: int) -> tuple[str, ...]:
-    return NAMES[:min(game.max_players, game.min_players + extra)]
-
-
-def next_entry(session: Session, rng: random.Random) -> tuple[list[Line], bool]:
-    """A legal entry from the prompt: a device roll (maybe chained) or one answered line."""
-    ask = session.prompt()
-    assert ask is not None
-    rolls = [a for a in ask.answers if isinstance(a, Roll)]
-    if rolls and rng.random() < 0.5:
-        return device_roll(session.game, session.state, rng.choice(rolls), rng), True
-    return [answer(session.game, session.state, ask, rng)], False
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))

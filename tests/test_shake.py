@@ -14,7 +14,7 @@ from gpiozero.pins.mock import MockFactory
 from companion.config import ConfigError, ShakeConfig, parse
 from companion.io.buttons import check_pins
 from companion.io.shake import ShakeSwitch
-from companion.ui.intents import Intent
+from companion.ui.intents import TILT, Intent
 from tests.harness import Harness
 
 PIN = 26
@@ -131,3 +131,14 @@ def test_a_shake_pin_that_is_a_button_is_a_configuration_error() -> None:
     with pytest.raises(ConfigError, match=re.escape("c.toml: shake.pin: GPIO17 is also the minimal "
                                                     "preset's up key")):
         check_pins(config)
+
+
+def test_the_switch_opens_its_pin_on_the_factory_it_is_given() -> None:
+    factory = MockFactory()
+    events: queue.Queue[object] = queue.Queue()
+    shake = ShakeSwitch(PIN, events, factory=factory)
+    try:
+        factory.pin(PIN).drive_low()
+        assert events.get_nowait() == Intent("roll", source=TILT)
+    finally:
+        shake.close()

@@ -132,7 +132,7 @@ def test_someone_outside_the_group_is_told_so_in_one_line(service_state: pathlib
 
 
 def test_the_unit_leaves_the_games_readable_by_its_group_only() -> None:
-    from tests.test_service import service_keys
+    from tests.harness import service_keys
 
     keys = service_keys()
     assert keys["StateDirectoryMode"] == ["0750"]

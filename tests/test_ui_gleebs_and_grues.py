@@ -21,7 +21,7 @@ from companion.session import Session
 from companion.ui.board import BoardView
 from companion.ui.draw import blank
 from companion.ui.games.gleebs_and_grues import paint
-from tests.games.test_gleebs_and_grues import SPEC_SETUP as SETUP
+from tests.games.scenarios import SPEC_SETUP as SETUP
 from tests.harness import Harness
 
 GAME = GAMES["gleebs-and-grues"]

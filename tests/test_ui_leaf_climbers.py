@@ -17,8 +17,7 @@ from companion.ui.draw import blank
 from companion.ui.games.leaf_climbers import CELL_HEIGHT, CELL_WIDTH, labels
 from companion.ui.intents import Intent
 from companion.ui.reveal import Reveal, Shown, plain_picture
-from tests.harness import Harness
-from tests.test_board import Host
+from tests.harness import Harness, Host
 
 GAME = GAMES["leaf-climbers"]
 

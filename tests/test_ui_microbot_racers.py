@@ -13,7 +13,7 @@ from companion.games.base import Line
 from companion.record import Header
 from companion.session import Session
 from companion.ui.play import PlayScreen
-from tests.games.test_microbot_racers import BOB_FIRST_ANN_ACTS
+from tests.games.scenarios import BOB_FIRST_ANN_ACTS
 from tests.harness import Harness
 
 GAME = game_by_id("microbot-racers")

@@ -18,7 +18,7 @@ from companion.record import Header, replay_text
 from companion.session import Session
 from companion.ui.driver import Driver
 from companion.ui.play import PANEL
-from tests.games.test_penguin_panic import ROUND_2P, WILD, whole_game
+from tests.games.scenarios import ROUND_2P, WILD, whole_game
 from tests.harness import Harness
 
 GOLDEN = pathlib.Path(__file__).parent / "golden" / "penguin-panic"

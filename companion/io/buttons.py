@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from gpiozero import Button, Device, RotaryEncoder
+from gpiozero import Button, Factory, RotaryEncoder
 from gpiozero.exc import BadPinFactory
 
 from companion.config import Config, ConfigError
@@ -178,13 +178,17 @@ class ButtonBank:
     :meth:`holds` gives the long presses that stand in for a lost select key. A pin factory
     that cannot start at all (:class:`~gpiozero.exc.BadPinFactory`) still raises: there
     are no buttons, and the caller says so once.
+
+    ``factory`` is the gpiozero pin factory for all of them (the emulator's mock pins);
+    None: gpiozero's default, chosen from GPIOZERO_PIN_FACTORY or the Pi's own.
     """
 
     def __init__(self, pins: Mapping[str, int], events: queue.Queue[object],
                  encoder: tuple[int, int, int | None] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, factory: Factory | None = None) -> None:
         self.events = events
         self.clock = clock
+        self.factory = factory
         self.buttons: dict[str, Button] = {}
         self.lost: list[LostPin] = []
         self.roles: set[str] = set()  # the roles that have a working key
@@ -212,7 +216,7 @@ class ButtonBank:
 
     def _encoder(self, a: int, b: int) -> RotaryEncoder | None:
         try:
-            encoder = RotaryEncoder(a, b)
+            encoder = RotaryEncoder(a, b, pin_factory=self.factory)
         except BadPinFactory:
             self.close()
             raise
@@ -226,7 +230,7 @@ class ButtonBank:
 
     def _button(self, role: str, pin: int, where: str = "") -> Button:
         # No gpiozero bounce_time: the debounce is KeyLogic's, on the main thread.
-        button = Button(pin, pull_up=True)
+        button = Button(pin, pull_up=True, pin_factory=self.factory)
         where = where or f"GPIO{pin}"
         button.when_pressed = lambda: self.events.put(Edge(role, True, self.clock(), where))
         button.when_released = lambda: self.events.put(Edge(role, False, self.clock(), where))
@@ -247,11 +251,6 @@ class ButtonBank:
 def reason(err: Exception) -> str:
     """An error in a few words: lgpio's own text (``GPIO busy``) or the exception's."""
     return str(err) or type(err).__name__
-
-
-def mock_pin(pin: int) -> object:
-    """The mock pin behind a BCM number (emulator and tests)."""
-    return Device.pin_factory.pin(pin)
 
 
 # --- pins used twice: a configuration error, found before any pin is opened ---

@@ -60,13 +60,11 @@ def luma_opener(flags: str) -> Callable[[], Any]:
         raise DisplayError(f"luma knows no display {args.display!r}")
 
     def open_device() -> Any:
-        from companion.io.pages import paged
-
         device = create_device(args)
         # Keep the last picture on the glass when the device is closed (luma's cleanup
         # would otherwise clear it).
         device.persist = True
-        return paged(device)
+        return device
 
     return open_device
 
@@ -91,11 +89,14 @@ def create_device(args: Any) -> Any:
         import luma.core.framebuffer
         import luma.oled.device
 
+        from companion.io.pages import paged_class
+
         interface = getattr(cmdline.make_interface(args), args.interface)()
         try:
             framebuffer = getattr(luma.core.framebuffer, args.framebuffer)(
                 num_segments=args.num_segments, debug=args.debug)
-            kind = getattr(luma.oled.device, args.display)
+            # Our changed-pages class for a 128x64 SSD1306 or SH1106; luma's own otherwise.
+            kind = paged_class(args) or getattr(luma.oled.device, args.display)
             return kind(serial_interface=interface, **dict(vars(args), framebuffer=framebuffer))
         except BaseException:
             interface.cleanup()

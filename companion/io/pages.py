@@ -3,11 +3,11 @@
 luma.oled's drivers for these two controllers send the whole frame (about 1 KB) on every
 ``display()`` call; on the Pi's default 100 kHz I2C bus that is about 93 ms per press, the
 slowest part of the box. Both controllers keep the picture in their own memory, in 8 pages
-of 8 pixel rows, and take writes to any page and column span. So this wrapper keeps a copy
-of what the controller holds and, for each new frame, sends only the changed spans, with
-the addressing commands each needs, through the luma device's own serial interface (so I2C
-and SPI both work). Where luma is enough (contrast, hide/show, clean-up, rotation) it is
-used as it is.
+of 8 pixel rows, and take writes to any page and column span. So these devices keep a copy
+of what the controller holds and, for each new frame, send only the changed spans, with
+the addressing commands each needs, through luma's own serial interface (so I2C and SPI
+both work). :class:`PagedSSD1306` and :class:`PagedSH1106` are luma's device classes with
+only ``display()`` replaced: persist, rotation, contrast, hide/show and clean-up are luma's.
 
 >>> import PIL.Image
 >>> rows = page_bytes(PIL.Image.new("1", (128, 64), 1))
@@ -20,6 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from luma.core.device import device as luma_device
+from luma.oled.device import sh1106 as luma_sh1106
+from luma.oled.device import ssd1306 as luma_ssd1306
 from PIL import Image
 
 PAGES, COLUMNS = 8, 128
@@ -72,80 +75,97 @@ def ssd1306_cost(spans: list[Span]) -> tuple[int, int]:
     return each, SSD1306_WINDOW + pages * width
 
 
-class PagedDisplay:
-    """A luma ssd1306 or sh1106 device whose ``display()`` sends only what changed."""
+# luma ships no type information, so its classes are ``Any`` to mypy.
+class ChangedPages(luma_device):  # type: ignore[misc]
+    """The changed-pages ``display()`` for luma's page-addressed OLED devices.
 
-    def __init__(self, device: Any, controller: str) -> None:
-        if controller not in ("ssd1306", "sh1106"):
-            raise ValueError(f"no page-diff path for {controller}")
-        self.device = device
-        self.controller = controller
-        self.mode = device.mode
-        self.size = device.size
-        # What the controller's memory holds, as far as we know; None: unknown, send all.
-        self.shadow: list[bytes] | None = None
+    Put before luma's own class, it replaces only ``display()``: everything else
+    (``persist``, rotation, ``contrast``, ``hide``/``show``, ``cleanup`` and its clearing of
+    the glass) is luma's, so the device behaves as luma's users expect.
+    """
+
+    #: What the controller's memory holds, as far as we know; None: unknown, send all.
+    #: A class default, because luma's constructor already draws (it clears the glass).
+    shadow: list[bytes] | None = None
 
     def display(self, image: Image.Image) -> None:
-        pages = page_bytes(self.device.preprocess(image))
+        """Send the changed spans of ``image`` (luma's size and mode, before rotation)."""
+        if image.mode != self.mode or image.size != self.size:  # luma asserts the same
+            raise ValueError(f"expected a {self.size} image of mode {self.mode!r}")
+        pages = page_bytes(self.preprocess(image))
         spans = changed_spans(self.shadow, pages)
         if spans:
             # Until the writes have all gone through, the controller's memory is unknown:
             # an I/O error half-way must lead to a full redraw next time.
             self.shadow = None
-            if self.controller == "ssd1306":
-                self._send_ssd1306(pages, spans)
-            else:
-                self._send_sh1106(pages, spans)
+            self.send(pages, spans)
         self.shadow = pages
 
     def forget(self) -> None:
         """The panel lost its memory (power, reset): the next frame goes out whole."""
         self.shadow = None
 
-    def _send_ssd1306(self, pages: list[bytes], spans: list[Span]) -> None:
+    def send(self, pages: list[bytes], spans: list[Span]) -> None:
+        """Write the spans of ``pages`` with the controller's addressing commands."""
+        raise NotImplementedError
+
+
+class PagedSSD1306(ChangedPages, luma_ssd1306):  # type: ignore[misc]
+    """luma's ``ssd1306`` (128x64) sending only changed spans, as one window or several."""
+
+    def __init__(self, serial_interface: Any = None, width: int = COLUMNS, height: int = PAGES * 8,
+                 rotate: int = 0, **kwargs: Any) -> None:
+        _check_size(width, height)
+        super().__init__(serial_interface, width, height, rotate, **kwargs)
+
+    def send(self, pages: list[bytes], spans: list[Span]) -> None:
         each, rectangle = ssd1306_cost(spans)
         if rectangle <= each:
             first = min(s.first for s in spans)
             last = max(s.last for s in spans)
             spans = [Span(p, first, last) for p in range(spans[0].page, spans[-1].page + 1)]
             self._window(first, last, spans[0].page, spans[-1].page)
-            self.device.data(list(b"".join(pages[s.page][first:last + 1] for s in spans)))
+            self.data(list(b"".join(pages[s.page][first:last + 1] for s in spans)))
             return
         for span in spans:
             self._window(span.first, span.last, span.page, span.page)
-            self.device.data(list(pages[span.page][span.first:span.last + 1]))
+            self.data(list(pages[span.page][span.first:span.last + 1]))
 
     def _window(self, first: int, last: int, top: int, bottom: int) -> None:
         # Horizontal addressing (luma's set-up): writes fill the window row by row.
-        self.device.command(0x21, first, last, 0x22, top, bottom)
+        self.command(0x21, first, last, 0x22, top, bottom)
 
-    def _send_sh1106(self, pages: list[bytes], spans: list[Span]) -> None:
-        offset = getattr(self.device, "_page_address_offset", SH1106_COLUMN_OFFSET)
+
+class PagedSH1106(ChangedPages, luma_sh1106):  # type: ignore[misc]
+    """luma's ``sh1106`` (128x64) sending only changed spans, one page at a time."""
+
+    def __init__(self, serial_interface: Any = None, width: int = COLUMNS, height: int = PAGES * 8,
+                 rotate: int = 0, page_address_offset: int = SH1106_COLUMN_OFFSET, **kwargs: Any) -> None:
+        _check_size(width, height)
+        self.column_offset = page_address_offset
+        super().__init__(serial_interface, width, height, rotate, page_address_offset, **kwargs)
+
+    def send(self, pages: list[bytes], spans: list[Span]) -> None:
         for span in spans:
-            column = span.first + offset
-            self.device.command(0xB0 + span.page, column & 0x0F, 0x10 | column >> 4)
-            self.device.data(list(pages[span.page][span.first:span.last + 1]))
-
-    # luma's own handling for everything that is not the picture
-    def contrast(self, level: int) -> None:
-        self.device.contrast(level)
-
-    def hide(self) -> None:
-        self.device.hide()
-
-    def show(self) -> None:
-        self.device.show()
-
-    def cleanup(self) -> None:
-        self.device.cleanup()
+            column = span.first + self.column_offset
+            self.command(0xB0 + span.page, column & 0x0F, 0x10 | column >> 4)
+            self.data(list(pages[span.page][span.first:span.last + 1]))
 
 
-def paged(device: Any) -> Any:
-    """Wrap luma's ssd1306 and sh1106 devices; leave any other device as it is."""
-    from luma.oled.device import sh1106, ssd1306
+def _check_size(width: int, height: int) -> None:
+    if (width, height) != (COLUMNS, PAGES * 8):
+        raise ValueError(f"the changed-pages path is for {COLUMNS}x{PAGES * 8} panels, not {width}x{height}")
 
-    if isinstance(device, ssd1306) and device.size == (COLUMNS, PAGES * 8):
-        return PagedDisplay(device, "ssd1306")
-    if isinstance(device, sh1106) and device.size == (COLUMNS, PAGES * 8):
-        return PagedDisplay(device, "sh1106")
-    return device
+
+#: luma's display names that have a changed-pages class.
+PAGED = {"ssd1306": PagedSSD1306, "sh1106": PagedSH1106}
+
+
+def paged_class(args: Any) -> type[PagedSSD1306] | type[PagedSH1106] | None:
+    """Our changed-pages class for these luma flags: a 128x64 SSD1306 or SH1106, else None.
+
+    luma builds the class it finds by name in ``luma.oled.device``; the display module
+    (:func:`companion.io.display.create_device`) builds ours instead for these two.
+    """
+    kind = PAGED.get(args.display)
+    return kind if kind is not None and (args.width, args.height) == (COLUMNS, PAGES * 8) else None

@@ -20,7 +20,7 @@ import queue
 import time
 from collections.abc import Callable
 
-from gpiozero import Button
+from gpiozero import Button, Factory
 
 from companion.ui.intents import TILT, Intent
 
@@ -29,13 +29,13 @@ class ShakeSwitch:
     """A switch between ``pin`` and ground (internal pull-up), read as shakes."""
 
     def __init__(self, pin: int, events: queue.Queue[object], settle: float = 1.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, factory: Factory | None = None) -> None:
         self.events = events
         self.settle = settle
         self.clock = clock
         self.last_edge: float | None = None
         # No bounce_time: the stillness rule is the filter, and MockPin has none to test.
-        self.button = Button(pin, pull_up=True)
+        self.button = Button(pin, pull_up=True, pin_factory=factory)  # None: gpiozero's default
         self.button.when_pressed = self._closed
         self.button.when_released = self._opened
 

@@ -16,8 +16,9 @@ from typing import Any
 from PIL import ImageDraw
 
 from companion import ai
-from companion.dice import FAIR, device_roll
+from companion.dice import FAIR, device_roll, rolled_faces
 from companion.games.base import TABLE, Answer, Choice, Field, Form, Grid, IllegalLine, Line, Prompt, Roll
+from companion.record import describe
 from companion.session import Session
 from companion.ui.board import BoardScreen
 from companion.ui.draw import (
@@ -37,7 +38,7 @@ from companion.ui.draw import (
 from companion.ui.figures import Views, corner
 from companion.ui.games import cell_width, painter, panel, roll_picture, views
 from companion.ui.intents import Intent
-from companion.ui.reveal import Reveal, plain_picture, rolled_faces, shown_lines
+from companion.ui.reveal import Reveal, plain_picture, shown_lines
 from companion.ui.widgets import Host, Item, Menu, Numbers, Page, Preview, Screen, confirm
 
 PANEL = (0, HEADER + 1, WIDTH - 1, HEADER + 20)
@@ -80,11 +81,6 @@ def result_banner(draw: ImageDraw.ImageDraw, words: str) -> None:
         text(draw, (2, baseline), row, size, BLACK)
 
 
-def describe(lines: list[str]) -> str:
-    """A short account of an entry: ``Bob pick move-2``; dice as their faces."""
-    return "; ".join(lines) if len(lines) <= 2 else f"{lines[0]} (+{len(lines) - 1} more)"
-
-
 class PlayScreen(Screen):
     """A game in progress. Its menu is rebuilt from the prompt after every change."""
 
@@ -105,7 +101,7 @@ class PlayScreen(Screen):
         self.result_until: float | None = None
         self._told: object = None  # the session's entry that ``result`` tells
         self._items: list[Item] | None = None
-        self.seats = ai.seats_of(session.store.game(session.gid).header)  # the companion plays
+        self.seats = ai.seats_of(session.stored_header())  # the companion plays
         self._advice: tuple[Any, ai.Advice | None] | None = None
 
     # --- what the screen offers ---
@@ -212,7 +208,7 @@ class PlayScreen(Screen):
         """Log the undone device roll offered for this prompt."""
         before, head = self.session.state, self.session.head
         if self.guarded(lambda: self.session.use_again(ask)):
-            entry = self.session.store.entry(self.session.gid, self.session.head)
+            entry = self.session.entry(self.session.head)
             lines = [Line.parse(text) for text in entry.lines] if entry else []
             self.changed("; ".join(rolled_faces(ask, line) for line in lines))
             if self.session.head != head:
@@ -271,12 +267,12 @@ class PlayScreen(Screen):
     def undo(self) -> None:
         entry = self.session.head
         if self.guarded(self.session.undo):
-            undone = self.session.store.entry(self.session.gid, entry)
+            undone = self.session.entry(entry)
             self.changed("Undone: " + describe(list(undone.lines)) if undone else "")
 
     def redo(self) -> None:
         if self.guarded(self.session.redo):
-            entry = self.session.store.entry(self.session.gid, self.session.head)
+            entry = self.session.entry(self.session.head)
             self.changed("Redone: " + describe(list(entry.lines)) if entry else "")
 
     def show_summary(self) -> None:

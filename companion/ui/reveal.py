@@ -15,6 +15,7 @@ from typing import Any
 
 from PIL import ImageDraw
 
+from companion.dice import rolled_faces
 from companion.games.base import Game, Line, Roll
 from companion.record import summarise
 from companion.ui.draw import header, text, wrap
@@ -43,14 +44,6 @@ class RollView:
 
 
 RollPicture = Callable[[ImageDraw.ImageDraw, RollView], None]
-
-
-def rolled_faces(ask: Roll, line: Line) -> str:
-    """``Ann 5, Bob 1``: each face beside its die's label, as the table would say it."""
-    faces = line.args[len(ask.prefix):]
-    if len(faces) != len(ask.labels):
-        return " ".join(faces)
-    return ", ".join(f"{label} {face}" for label, face in zip(ask.labels, faces))
 
 
 def shown_lines(game: Game[Any], players: tuple[str, ...], state: Any,

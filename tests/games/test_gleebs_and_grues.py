@@ -31,7 +31,6 @@ from companion.games.base import (
 from companion.games.gleebs_and_grues import (
     GLEEBS,
     GRUES,
-    INDEX,
     SQUARES,
     AlreadyPlaced,
     BadLanding,
@@ -53,16 +52,9 @@ from companion.games.gleebs_and_grues import (
 from companion.record import Header, RecordError, replay_text, summary
 from companion.session import Session
 from companion.store import Store
+from tests.games.scenarios import SPEC_SETUP, at, random_game, random_lines
 
 GAME = GleebsAndGrues()
-
-# The setup and placement of the records.md worked example.
-SPEC_SETUP = [
-    "table grues b2 c3 d4",
-    "Ann place B1 a1", "Bob place G1 a2", "Ann place Y2 a3", "Bob place R2 a4",
-    "Ann place B3 b1", "Bob place G3 b3", "Ann place Y1 b4", "Bob place R1 c1",
-    "Ann place B2 c2", "Bob place G2 c4", "Ann place Y3 d1", "Bob place R3 d2",
-]
 
 
 def text(lines: list[str], first: str | None = None) -> str:
@@ -88,15 +80,6 @@ def refuse(lines: list[str], bad: str, error: type[IllegalLine], first: str | No
         replay_text(text(lines + [bad], first))
     assert err.value.line == len(lines) + 3 + (first is not None)
     return str(refused.value)
-
-
-def at(position: str, mover: int = 0, step: str = "move") -> State:
-    """A hand-made position: ``"a1=Y1,B3 b2=K1"`` lists stacks bottom to top."""
-    board: list[tuple[str, ...]] = [()] * 16
-    for entry in position.split():
-        where, pieces = entry.split("=")
-        board[INDEX[where]] = tuple(pieces.split(","))
-    return State(players=("Ann", "Bob"), first=0, board=tuple(board), step=step, mover=mover)
 
 
 def play(start: State, *lines: str) -> State:
@@ -472,29 +455,6 @@ def test_every_prompt_topic_has_a_page_and_the_house_defaults_are_marked() -> No
 
 
 # --- properties over random games ---
-
-
-def random_lines(seed: int) -> tuple[str, list[Line]]:
-    """One random game, played through ``legal_lines``: who is first, and its lines."""
-    rng = random.Random(seed)
-    first = rng.choice(("", "Bob"))
-    position = GAME.start(("Ann", "Bob"), {"first": first})
-    lines = [Line("table", "grues", tuple(rng.sample(SQUARES, 3)))]
-    position = GAME.apply(position, lines[0])
-    while not GAME.over(position):
-        lines.append(rng.choice(GAME.legal_lines(position)))
-        position = GAME.apply(position, lines[-1])
-        assert len(lines) < 100, "a game always ends: every turn pair stacks or feeds"
-    return first, lines
-
-
-def random_game(seed: int) -> list[State]:
-    """Every state of one random game."""
-    first, lines = random_lines(seed)
-    states = [GAME.start(("Ann", "Bob"), {"first": first})]
-    for line in lines:
-        states.append(GAME.apply(states[-1], line))
-    return states
 
 
 def pieces(position: State) -> list[str]:

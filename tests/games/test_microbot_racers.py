@@ -35,11 +35,11 @@ from companion.games.microbot_racers import (
     WrongRoller,
 )
 from companion.record import Header, RecordError, format_record, replay_text, summary
+from tests.games.scenarios import BOB_FIRST_ANN_ACTS, BOB_P1, picks
 from tests.playout import playout
 
 GAME = MicrobotRacers()
 ANN_P1 = "table roll 1 2"
-BOB_P1 = "table roll 2 1"
 GOLDEN = pathlib.Path(__file__).parent.parent / "golden" / "microbot-racers"
 
 
@@ -68,13 +68,6 @@ def refuse(lines: list[str], bad: str, error: type[IllegalLine], **options: obje
     with pytest.raises(RecordError) as err:
         replay_text(text(lines + [bad], **options))  # type: ignore[arg-type]
     assert err.value.line == len(lines) + 3 + len(options)
-
-
-def picks(p1: str, mine: list[str], p2: str, theirs: list[str]) -> list[str]:
-    """The six pick lines in the order P1, P2, P2, P1, P1, P2."""
-    order = [(p1, mine[0]), (p2, theirs[0]), (p2, theirs[1]),
-             (p1, mine[1]), (p1, mine[2]), (p2, theirs[2])]
-    return [f"{who} pass" if what == "pass" else f"{who} pick {what}" for who, what in order]
 
 
 PASS3 = ["pass", "pass", "pass"]
@@ -457,9 +450,6 @@ def test_successful_jump_may_cross_a_hazard_and_a_lap() -> None:
 
 
 # --- impacts ---
-
-BOB_FIRST_ANN_ACTS = [BOB_P1, *picks("Bob", ["move-2", "turn-right", "pass"], "Ann", ["move-1", "turn-left", "repair"]),
-                      "Ann do move-1"]
 
 
 def test_impact_block_minus_one_and_forfeit_the_rest() -> None:

@@ -41,6 +41,7 @@ from companion.games.penguin_panic import (
     set_score,
 )
 from tests.games.records import Records
+from tests.games.scenarios import ROUND_2P, WILD, penguins, placements, whole_game
 from tests.playout import playout
 
 GAME = PenguinPanic()
@@ -48,15 +49,9 @@ NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
 SUMMARY_KEYS = {"round", "fish", "abilities", "order", "bribes", "bag", "line", "board", "gone",
                 "escaped", "scores"}
 
-#: Round 1 of a two-player game: Ann takes 7, Bob 6 (both free); Bob then goes first.
-ROUND_2P = ("table line", "Ann ability 7", "Bob ability 6",
-            "Bob bribe 1", "Ann bribe 2", "Bob bribe 3", "Ann bribe 4")
 #: Round 1 of a three-player game: everyone takes the free space; Cat (5) goes first.
 ROUND_3P = ("table line", "Ann ability 7", "Bob ability 6", "Cat ability 5",
             "Cat bribe 1", "Bob bribe 2", "Ann bribe 3")
-#: Three players, Bob on ability 1 (skipping five spaces costs all his fish) and first.
-WILD = ("table line", "Ann ability 7", "Bob ability 1", "Cat ability 6",
-        "Bob bribe 1", "Cat bribe 2", "Ann bribe 3")
 
 
 BOOK = Records("penguin-panic")
@@ -67,31 +62,6 @@ def state_after(*lines: str, **header: Any) -> State:
     """The state the record replays to."""
     state: State = BOOK.state_after(*lines, **header)
     return state
-
-
-def placements(order: tuple[str, ...], count: int, dice: dict[str, int] | None = None) -> list[str]:
-    """``count`` turns in ``order``, each placing a lone penguin (no fish) in circle 1."""
-    lines = []
-    for turn in range(count):
-        name = order[turn % len(order)]
-        faces = " ".join(["1", "2", "3", "4"][: (dice or {}).get(name, 2)])
-        lines += [f"{name} roll {faces}", f"{name} place 1 1 0"]
-    return lines
-
-
-def whole_game() -> list[str]:
-    """Three rounds of 12 lone penguins and no full circle: the bag ends at 4."""
-    one = [*ROUND_2P, *placements(("Bob", "Ann"), 12, {"Bob": 3})]
-    two = ["table line", "Bob ability 7", "Ann ability 6",
-           "Ann bribe 1", "Bob bribe 2", "Ann bribe 3", "Bob bribe 4",
-           *placements(("Ann", "Bob"), 12, {"Ann": 3})]
-    return one + two + one[:]  # round 3 repeats round 1: Ann claims first again
-
-
-def penguins(details: dict[str, Any]) -> int:
-    """Every penguin, wherever it is."""
-    escapees = sum(sum(by_colour.values()) for by_colour in details["escaped"].values())
-    return details["bag"] + details["line"] + details["board"] + details["gone"] + escapees
 
 
 # --- setup ---

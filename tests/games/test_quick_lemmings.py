@@ -34,6 +34,7 @@ from companion.games.quick_lemmings import (
 )
 from companion.record import RecordError, replay_text
 from tests.games.records import Records
+from tests.games.scenarios import total
 
 GAME = QuickLemmings()
 NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
@@ -65,12 +66,6 @@ def reshuffled(*lines: str, **header: Any) -> tuple[State, State]:
     before = state_after(*drain(*lines, **header), **header)
     seat = before.turn
     return before, GAME.apply(before, Line(before.players[seat], "refill", (str(before.hands[seat]),)))
-
-
-def total(details: dict[str, Any]) -> int:
-    """Cards in piles, hands, the draw pile and the discards."""
-    piles = sum(len(p) for p in details["piles"].values())
-    return piles + sum(details["hands"].values()) + details["draw"] + details["discards"]
 
 
 # --- setup ---

@@ -1,0 +1,214 @@
+"""The layering the README's Development section states, read from the imports themselves.
+
+Every ``import`` of a companion module anywhere in a file counts, at the top or inside a
+function. ``KNOWN`` lists the imports that break a rule today, each with why: it may only
+shrink. A new import that breaks a rule fails here; so does a listed one that is gone
+(remove it from the list).
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+import subprocess
+import sys
+from functools import cache
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "companion"
+
+SCREENS = "companion.ui"
+DEVICES = "companion.io"
+ENGINES = "companion.games"
+#: Wiring: the modules that may import screens and devices both.
+WIRING = {
+    "companion.runner": "wires devices, the app and the loop for `companion run`",
+    "companion.cli": "the command line: runs the runner and the other commands",
+    "companion.daemon": "the loop: takes the app and the devices it is handed",
+    "companion.bench": "`companion bench`: wires the real loop to counting panels",
+}
+
+#: (importer, imported): imports that break a rule today, and why they are still there.
+KNOWN = {
+    ("companion.io.buttons", "companion.ui.intents"): "intents still live in ui/",
+    ("companion.io.keyboard", "companion.ui.intents"): "intents still live in ui/",
+    ("companion.io.shake", "companion.ui.intents"): "intents still live in ui/",
+    ("companion.ui.app", "companion.io.buttons"): "Settings > Test keys shows each role's pin",
+}
+#: Screens that write a file themselves (the wiring should, when a screen asks).
+KNOWN_WRITERS = {"companion.ui.app": "Settings saves the screen settings with config.save_settings"}
+#: Screens that reach through the session into the store, and how many times.
+KNOWN_REACHES: dict[str, int] = {}
+
+
+def module_name(path: pathlib.Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def modules() -> dict[str, pathlib.Path]:
+    return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+@cache
+def imports(name: str) -> frozenset[str]:
+    """The companion modules ``name`` imports (``from a import b`` counts ``a.b`` when that
+    is a module; relative imports are resolved)."""
+    path = modules()[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[:len(package.split(".")) - node.level + 1] if node.level else []
+            origin = ".".join([*base, node.module] if node.module else base)
+            found.add(origin)
+            found.update(f"{origin}.{alias.name}" for alias in node.names
+                         if f"{origin}.{alias.name}" in modules())
+    return frozenset(m for m in found if m == "companion" or m.startswith("companion."))
+
+
+def under(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def reachable(name: str) -> set[str]:
+    """Every companion module that importing ``name`` may load (through any import)."""
+    seen, todo = set(), [name]
+    while todo:
+        for imported in imports(todo.pop()):
+            if imported not in seen and imported in modules():
+                seen.add(imported)
+                todo.append(imported)
+    return seen
+
+
+def breaking(rule: str) -> set[tuple[str, str]]:
+    """The imports that break ``rule``."""
+    out = set()
+    for importer in modules():
+        for imported in imports(importer):
+            if RULES[rule](importer, imported):
+                out.add((importer, imported))
+    return out
+
+
+def engine_imports_more_than_base(importer: str, imported: str) -> bool:
+    # The registry (games/__init__.py) gathers the engines; the engines themselves are pure,
+    # and may use the pure modules beside them (a game's results in words, ``*_events``).
+    engine = under(importer, ENGINES) and importer not in (ENGINES, f"{ENGINES}.base")
+    return engine and imported != f"{ENGINES}.base" and not (
+        under(imported, ENGINES) and imported != ENGINES)
+
+
+def screen_imports_device(importer: str, imported: str) -> bool:
+    return under(importer, SCREENS) and under(imported, DEVICES)
+
+
+def device_imports_screen(importer: str, imported: str) -> bool:
+    return under(importer, DEVICES) and under(imported, SCREENS)
+
+
+def unwired_module_imports_both(importer: str, imported: str) -> bool:
+    if importer in WIRING or under(importer, SCREENS) or under(importer, DEVICES):
+        return False  # screens and devices have rules of their own
+    both = [any(under(m, side) for m in imports(importer)) for side in (SCREENS, DEVICES)]
+    return all(both) and (under(imported, SCREENS) or under(imported, DEVICES))
+
+
+RULES = {
+    "rules engines import nothing of the companion but games/base.py": engine_imports_more_than_base,
+    "screens never import devices": screen_imports_device,
+    "devices never import screens": device_imports_screen,
+    "only the wiring imports screens and devices both": unwired_module_imports_both,
+}
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_no_import_breaks_the_rule_beyond_the_known_ones(rule: str) -> None:
+    assert breaking(rule) <= set(KNOWN), rule
+
+
+def test_every_known_exception_is_still_there() -> None:
+    broken = set().union(*(breaking(rule) for rule in RULES))
+    assert set(KNOWN) <= broken, "fixed: remove it from KNOWN"
+
+
+def imported_names(name: str) -> set[str]:
+    """``module.name`` for every ``from module import name`` in ``name``'s file."""
+    tree = ast.parse(modules()[name].read_text(encoding="utf-8"))
+    return {f"{node.module}.{alias.name}" for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module for alias in node.names}
+
+
+def test_screens_write_no_files() -> None:
+    """A screen asks for a change; the wiring writes it (config writers are ``save_*``)."""
+    writers = {name for name in modules() if under(name, SCREENS)
+               and any(n.startswith("companion.config.save") for n in imported_names(name))}
+    assert writers == set(KNOWN_WRITERS)
+
+
+def reaches_into_the_store(name: str) -> int:
+    """How often ``name`` reads ``<...>session.store``: asking the store behind the session."""
+    tree = ast.parse(modules()[name].read_text(encoding="utf-8"))
+    return sum(1 for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "store"
+               and ((isinstance(node.value, ast.Name) and node.value.id == "session")
+                    or (isinstance(node.value, ast.Attribute) and node.value.attr == "session")))
+
+
+def test_screens_ask_the_session_not_its_store() -> None:
+    reaching = {name: reaches_into_the_store(name) for name in modules() if under(name, SCREENS)}
+    assert {name: count for name, count in reaching.items() if count} == KNOWN_REACHES
+
+
+@pytest.mark.parametrize("name", ["companion.session", "companion.store", "companion.record",
+                                  "companion.console", "companion.salvage"])
+def test_the_game_record_and_the_console_load_no_screen_and_no_device(name: str) -> None:
+    loaded = reachable(name)
+    assert not {m for m in loaded if under(m, SCREENS) or under(m, DEVICES)}, name
+
+
+def test_the_serial_protocol_loads_no_pixels() -> None:
+    """console.py answers text lines: importing it loads neither PIL nor luma nor gpiozero."""
+    probe = ("import sys, companion.console\n"
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('PIL', 'luma', 'gpiozero')))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                          cwd=ROOT, timeout=60)
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_reader_sees_every_kind_of_import() -> None:
+    # The parser itself: a top-level, a relative and an in-function import are all found.
+    assert "companion.games.base" in imports("companion.games.leaf_climbers")
+    assert "companion.io.pages" in imports("companion.io.display")  # imported inside a function
+    assert "companion.cli" in imports("companion.__main__")
+
+
+def test_test_modules_share_helpers_through_helper_modules_not_each_other() -> None:
+    """Helpers several tests need live in tests/harness.py, tests/playout.py and the like;
+    a test module imported by another would run its tests twice and tie the two together."""
+    tests = ROOT / "tests"
+    found = set()
+    for path in tests.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            named = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            found.update((path.name, name) for name in named
+                         if name.rpartition(".")[2].startswith("test_"))
+    assert found == set()
+
+
+def test_nothing_sets_gpiozeros_global_pin_factory() -> None:
+    """Devices are handed their pin factory; ``Device.pin_factory = ...`` would change it for
+    every gpiozero device in the process."""
+    setting = set()
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            setting.update(name for target in targets
+                           if isinstance(target, ast.Attribute) and target.attr == "pin_factory")
+    assert setting == set()
