@@ -26,6 +26,18 @@ PAGES, COLUMNS = 8, 128
 SSD1306_WINDOW = 6  # command bytes to set a column and a page window
 SH1106_PAGE = 3  # command bytes to set a page and a start column
 SH1106_COLUMN_OFFSET = 2  # the SH1106 has 132 columns of memory; the glass shows 2..129
+# On I2C every transfer adds the address byte and a control byte (command or data). luma's
+# i2c interface makes one transfer per command() call, and one per data() block: blocks of
+# up to 4096 bytes when it opens the bus itself (as the daemon's cmdline-made device does),
+# SMBus blocks of 32 when handed a bus.
+I2C_FRAMING = 2
+I2C_BLOCK = 4096
+SMBUS_BLOCK = 32
+
+
+def transfers(count: int, block: int) -> int:
+    """I2C transfers luma makes to send ``count`` data bytes in blocks of ``block``."""
+    return -(-count // block)
 
 
 def page_bytes(image: Image.Image) -> list[bytes]:
