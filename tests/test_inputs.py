@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import pty
 import queue
+import threading
 
 import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from companion.io.buttons import PRESETS, ButtonBank, Edge, KeyLogic, pins_for
+from companion.io.keyboard import Keyboard, Quit
+from companion.io.shake import ShakeSwitch
 from companion.ui.intents import Intent
 
 
@@ -103,3 +108,51 @@ def test_every_preset_names_only_known_roles() -> None:
     for preset, pins in PRESETS.items():
         assert set(pins) <= {"up", "down", "left", "right", "select", "back", "context", "roll"}, preset
         assert preset == "custom" or "select" in pins
+
+
+def test_keys_encoder_and_shake_switch_start_no_thread_so_an_idle_box_sleeps() -> None:
+    """gpiozero's Button wakes a hold thread ten times a second; our long press is KeyLogic's,
+    so every input here must wait on pin edges alone."""
+    before = set(threading.enumerate())
+    events: queue.Queue[object] = queue.Queue()
+    bank = ButtonBank(PRESETS["adafruit-bonnet"], events, encoder=(24, 25, 26), clock=lambda: 0.0)
+    shake = ShakeSwitch(16, events)
+    try:
+        assert set(threading.enumerate()) == before
+        Device.pin_factory.pin(4).drive_low()  # and they still report their edges
+        assert events.get_nowait() == Edge("select", True, 0.0)
+    finally:
+        shake.close()
+        bank.close()
+
+
+def test_the_emulator_keyboard_waits_for_keys_and_stops_when_closed() -> None:
+    """The reader blocks with no timeout (no polling); closing wakes it at once."""
+    controller, terminal = pty.openpty()
+    events: queue.Queue[object] = queue.Queue()
+    keyboard = Keyboard(terminal, events, lambda role: False)
+    try:
+        keyboard.start()
+        os.write(controller, b"u")
+        assert events.get(timeout=10) == Intent("undo")
+        keyboard.close()
+        assert not keyboard.thread.is_alive()
+    finally:
+        os.close(controller)
+        os.close(terminal)
+
+
+def test_the_emulator_keyboard_stops_reading_when_its_terminal_goes() -> None:
+    controller, terminal = pty.openpty()
+    events: queue.Queue[object] = queue.Queue()
+    keyboard = Keyboard(terminal, events, lambda role: False)
+    try:
+        keyboard.start()
+        os.write(controller, b"q")
+        assert isinstance(events.get(timeout=10), Quit)
+        os.close(controller)  # hung up: reads fail from now on
+        keyboard.thread.join(timeout=10)
+        assert not keyboard.thread.is_alive()
+    finally:
+        keyboard.close()
+        os.close(terminal)

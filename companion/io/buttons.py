@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from gpiozero import Button, Device, RotaryEncoder
+from gpiozero import Device, DigitalInputDevice, RotaryEncoder
 
 from companion.ui.intents import ENCODER, Intent
 
@@ -114,14 +114,19 @@ def pins_for(preset: str, custom: Mapping[str, int]) -> dict[str, int]:
 
 
 class ButtonBank:
-    """gpiozero Buttons (and an optional encoder) that only enqueue edges and intents."""
+    """gpiozero input devices (and an optional encoder) that only enqueue edges and intents.
+
+    Each key is a :class:`DigitalInputDevice`, not a ``Button``: a ``Button`` starts a hold
+    thread that wakes ten times a second for ``when_held``, and the long press here is
+    :class:`KeyLogic`'s. So an idle box sleeps until a pin changes.
+    """
 
     def __init__(self, pins: Mapping[str, int], events: queue.Queue[object],
                  encoder: tuple[int, int, int | None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.events = events
         self.clock = clock
-        self.buttons: dict[str, Button] = {}
+        self.buttons: dict[str, DigitalInputDevice] = {}
         for role, pin in pins.items():
             self.buttons[role] = self._button(role, pin)
         # The encoder's push is a second select button: kept under its own name so both
@@ -135,12 +140,12 @@ class ButtonBank:
             if push is not None:
                 self.buttons["encoder-push"] = self._button("select", push, f"encoder push GPIO{push}")
 
-    def _button(self, role: str, pin: int, where: str = "") -> Button:
+    def _button(self, role: str, pin: int, where: str = "") -> DigitalInputDevice:
         # No gpiozero bounce_time: the debounce is KeyLogic's, on the main thread.
-        button = Button(pin, pull_up=True)
+        button = key_device(pin)
         where = where or f"GPIO{pin}"
-        button.when_pressed = lambda: self.events.put(Edge(role, True, self.clock(), where))
-        button.when_released = lambda: self.events.put(Edge(role, False, self.clock(), where))
+        button.when_activated = lambda: self.events.put(Edge(role, True, self.clock(), where))
+        button.when_deactivated = lambda: self.events.put(Edge(role, False, self.clock(), where))
         return button
 
     def close(self) -> None:
@@ -149,6 +154,15 @@ class ButtonBank:
             button.close()
         if self.encoder is not None:
             self.encoder.close()
+
+
+def key_device(pin: int) -> DigitalInputDevice:
+    """A switch between ``pin`` and ground (internal pull-up): pressed is active.
+
+    Edges arrive from the pin factory's own callback (lgpio's alert thread on a Pi, the
+    driving thread under MockFactory); nothing of ours polls.
+    """
+    return DigitalInputDevice(pin, pull_up=True)
 
 
 def mock_pin(pin: int) -> object:

@@ -77,11 +77,21 @@ def changed_spans(old: list[bytes] | None, new: list[bytes]) -> list[Span]:
 
 
 def ssd1306_cost(spans: list[Span]) -> tuple[int, int]:
-    """Bytes to send spans one by one, and as one rectangle covering them all."""
-    each = sum(SSD1306_WINDOW + s.last - s.first + 1 for s in spans)
+    """Bytes on the I2C wire to send spans one by one, and as one rectangle covering them all.
+
+    The rectangle is never more than luma's full frame (at most the same window and the
+    same 1024 bytes), so choosing the cheaper of the two on the wire never sends more than
+    a full frame.
+    """
+    each = sum(window_cost(s.last - s.first + 1) for s in spans)
     pages = spans[-1].page - spans[0].page + 1
     width = max(s.last for s in spans) - min(s.first for s in spans) + 1
-    return each, SSD1306_WINDOW + pages * width
+    return each, window_cost(pages * width)
+
+
+def window_cost(count: int) -> int:
+    """Bytes on the wire for one window command and ``count`` data bytes (SSD1306)."""
+    return (I2C_FRAMING + SSD1306_WINDOW) + count + I2C_FRAMING * transfers(count, I2C_BLOCK)
 
 
 class PagedDisplay:
