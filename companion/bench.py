@@ -415,7 +415,9 @@ class Spread:
 
     @classmethod
     def of(cls, values: Sequence[float]) -> Spread:
-        """>>> Spread.of(range(1, 101))
+        """The spread of ``values`` (percentiles by nearest rank).
+
+        >>> Spread.of(range(1, 101))
         Spread(median=50.5, mean=50.5, p90=90, p99=99)
         """
         ordered = sorted(values)
