@@ -160,7 +160,9 @@ def key_device(pin: int) -> DigitalInputDevice:
     """A switch between ``pin`` and ground (internal pull-up): pressed is active.
 
     Edges arrive from the pin factory's own callback (lgpio's alert thread on a Pi, the
-    driving thread under MockFactory); nothing of ours polls.
+    driving thread under MockFactory); nothing of ours polls. The pin factory may: lgpio's C
+    alert thread waits in ``ppoll`` with a 0.5 ms timeout while any line is watched (lg's
+    ``lgPthAlerts.c``), and gpiozero's native factory polls every 10 ms.
     """
     return DigitalInputDevice(pin, pull_up=True)
 
