@@ -5,7 +5,8 @@ luma.oled's drivers for these two controllers send the whole frame (about 1 KB) 
 slowest part of the box. Both controllers keep the picture in their own memory, in 8 pages
 of 8 pixel rows, and take writes to any page and column span. So this wrapper keeps a copy
 of what the controller holds and, for each new frame, sends only the changed spans, with
-the addressing commands each needs, through the luma device's own serial interface (so I2C
+the addressing commands each needs (on an SSD1306, runs of them as one window where that
+puts fewer bytes on the I2C wire), through the luma device's own serial interface (so I2C
 and SPI both work). Where luma is enough (contrast, hide/show, clean-up, rotation) it is
 used as it is.
 
@@ -76,17 +77,49 @@ def changed_spans(old: list[bytes] | None, new: list[bytes]) -> list[Span]:
     return spans
 
 
-def ssd1306_cost(spans: list[Span]) -> tuple[int, int]:
-    """Bytes on the I2C wire to send spans one by one, and as one rectangle covering them all.
+@dataclass(frozen=True)
+class Window:
+    """Columns ``first..last`` of pages ``top..bottom``: one SSD1306 window and its data."""
 
-    The rectangle is never more than luma's full frame (at most the same window and the
-    same 1024 bytes), so choosing the cheaper of the two on the wire never sends more than
-    a full frame.
+    top: int
+    bottom: int
+    first: int
+    last: int
+
+
+
+def covering(spans: list[Span]) -> Window:
+    """The smallest window over consecutive spans (pages between them are sent as they are)."""
+    return Window(spans[0].page, spans[-1].page, min(s.first for s in spans),
+                  max(s.last for s in spans))
+
+
+def ssd1306_windows(spans: list[Span]) -> list[Window]:
+    """The windows that send ``spans`` with the fewest bytes on the I2C wire.
+
+    Each run of consecutive spans goes as one window over them; every partition into runs
+    is tried (at most 8 pages: 36 runs). Span by span and one window over all are two of
+    the partitions, and one window over everything is never more than luma's full frame,
+    so the chosen plan never puts more on the wire than a full frame.
+
+    >>> ssd1306_windows([Span(0, 0, 127), Span(1, 0, 127), Span(7, 3, 3)])
+    [Window(top=0, bottom=1, first=0, last=127), Window(top=7, bottom=7, first=3, last=3)]
     """
-    each = sum(window_cost(s.last - s.first + 1) for s in spans)
-    pages = spans[-1].page - spans[0].page + 1
-    width = max(s.last for s in spans) - min(s.first for s in spans) + 1
-    return each, window_cost(pages * width)
+    best = [0] + [-1] * len(spans)  # the cheapest cost of sending the first j spans
+    start = [0] * (len(spans) + 1)  # where the last run of that cheapest plan starts
+    for end in range(1, len(spans) + 1):
+        bottom, first, last = spans[end - 1].page, COLUMNS, -1
+        for begin in range(end - 1, -1, -1):  # runs growing upwards, their width kept as they grow
+            first, last = min(first, spans[begin].first), max(last, spans[begin].last)
+            area = (bottom - spans[begin].page + 1) * (last - first + 1)
+            cost = best[begin] + window_cost(area)
+            if best[end] < 0 or cost <= best[end]:
+                best[end], start[end] = cost, begin
+    windows, end = [], len(spans)
+    while end:
+        windows.append(covering(spans[start[end]:end]))
+        end = start[end]
+    return windows[::-1]
 
 
 def window_cost(count: int) -> int:
@@ -125,17 +158,10 @@ class PagedDisplay:
         self.shadow = None
 
     def _send_ssd1306(self, pages: list[bytes], spans: list[Span]) -> None:
-        each, rectangle = ssd1306_cost(spans)
-        if rectangle <= each:
-            first = min(s.first for s in spans)
-            last = max(s.last for s in spans)
-            spans = [Span(p, first, last) for p in range(spans[0].page, spans[-1].page + 1)]
-            self._window(first, last, spans[0].page, spans[-1].page)
-            self.device.data(list(b"".join(pages[s.page][first:last + 1] for s in spans)))
-            return
-        for span in spans:
-            self._window(span.first, span.last, span.page, span.page)
-            self.device.data(list(pages[span.page][span.first:span.last + 1]))
+        for window in ssd1306_windows(spans):
+            self._window(window.first, window.last, window.top, window.bottom)
+            self.device.data(list(b"".join(pages[page][window.first:window.last + 1]
+                                           for page in range(window.top, window.bottom + 1))))
 
     def _window(self, first: int, last: int, top: int, bottom: int) -> None:
         # Horizontal addressing (luma's set-up): writes fill the window row by row.
