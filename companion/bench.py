@@ -461,8 +461,10 @@ def report_chip(kind: str, ours: list[int], wire: list[tuple[int, int]],
           f"{Spread.of(ours).show(full=full)}; {100 * whole / len(ours):.0f}% of presses send "
           f"a whole frame")
     on_wire = Spread.of([w for w, _ in wire])
+    nearly = sum(w >= 0.9 * luma_wire for w, _ in wire)
     print(f"    on the I2C wire (address and control byte per transfer; luma {luma_wire}): "
-          f"{on_wire.show(full=luma_wire)}")
+          f"{on_wire.show(full=luma_wire)}; {100 * nearly / len(wire):.0f}% of presses put 90% "
+          f"of a full frame or more on it")
     for label, mine, theirs in (("luma's own bus", [w for w, _ in wire], luma_wire),
                                 ("a bus handed to luma, 32-byte blocks", [s for _, s in wire], luma_smbus)):
         over = [count - theirs for count in mine if count > theirs]
