@@ -115,6 +115,7 @@ class Interactions:
     latency: list[float] = field(default_factory=list)
     what: list[str] = field(default_factory=list)  # per latency figure: the screen and the press
     net: list[float] = field(default_factory=list)  # per latency figure: without the commit
+    cpu: list[float] = field(default_factory=list)  # per latency figure: the loop thread's CPU time
     commit: list[float] = field(default_factory=list)
     frames_unchanged: int = 0
     redraw_bytes: int = 0
@@ -149,14 +150,16 @@ def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.P
         settle(phone, readers)  # presses at a table are far apart: the pages have caught up
         before, commits, frames = panels.bytes(), store.commit_seconds, output.frames_sent
         wire_before, screen = panels.wire(), type(app.top).__name__
-        queued = time.perf_counter()
+        queued, cpu = time.perf_counter(), time.thread_time()
         events.put(intent)
         daemon.step(events.get_nowait())
+        cpu = time.thread_time() - cpu
         if output.frames_sent == frames:
             out.frames_unchanged += 1
         else:
             out.latency.append(panels.shown_at - queued)
             out.net.append(out.latency[-1] - (store.commit_seconds - commits))
+            out.cpu.append(cpu)
             out.what.append(f"{intent.kind}{f' {intent.value}' if intent.value else ''} on {screen}"
                             f" -> {type(app.top).__name__}")
         out.commit.append(store.commit_seconds - commits)
@@ -484,6 +487,17 @@ def report_latency(found: Interactions, slowest: int = 5) -> None:
     print(f"    without the commit: {net.show(' ms', 2)}")
     worst = sorted(zip(found.net, found.what), reverse=True)[:slowest]
     print(f"    the {slowest} slowest without the commit: "
+          + "; ".join(f"{1000 * seconds:.2f} ms {what}" for seconds, what in worst))
+    report_cpu(found, slowest)
+
+
+def report_cpu(found: Interactions, slowest: int) -> None:
+    """The loop thread's CPU time per press: the work itself, which time spent waiting for a
+    busy machine's cores (or a disk's fsync) does not inflate."""
+    print(f"    CPU time of the loop's thread, queue to frame: "
+          f"{Spread.of([1000 * s for s in found.cpu]).show(' ms', 2)}")
+    worst = sorted(zip(found.cpu, found.what), reverse=True)[:slowest]
+    print(f"    the {slowest} costliest in CPU time: "
           + "; ".join(f"{1000 * seconds:.2f} ms {what}" for seconds, what in worst))
 
 
