@@ -502,8 +502,8 @@ def report_cpu(found: Interactions, slowest: int) -> None:
 
 
 def report_idle(idle: Idle, seconds: float) -> None:
-    print(f"idle for {seconds:.0f} s with the Bonnet's 7 keys on mock pins: {idle.wakeups} wake-ups "
-          f"(context switches of its {idle.threads} threads), CPU {idle.cpu_seconds:.3f} s")
+    print(f"idle for {seconds:.0f} s with the Bonnet's 7 keys on mock pins: wake-ups {idle.wakeups} "
+          f"(context switches over the process's threads: {idle.threads}), CPU {idle.cpu_seconds:.3f} s")
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
