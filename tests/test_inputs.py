@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pty
 import queue
 import threading
+from collections.abc import Iterator
 
 import pytest
 from gpiozero import Device
@@ -126,33 +128,37 @@ def test_keys_encoder_and_shake_switch_start_no_thread_so_an_idle_box_sleeps() -
         bank.close()
 
 
-def test_the_emulator_keyboard_waits_for_keys_and_stops_when_closed() -> None:
+@pytest.fixture
+def typed() -> Iterator[tuple[int, queue.Queue[object], Keyboard]]:
+    """A started emulator keyboard on a pseudo-terminal: (the typing end, its queue, it)."""
+    controller, terminal = pty.openpty()
+    events: queue.Queue[object] = queue.Queue()
+    keyboard = Keyboard(terminal, events, lambda role: False)
+    keyboard.start()
+    try:
+        yield controller, events, keyboard
+    finally:
+        keyboard.close()
+        with contextlib.suppress(OSError):  # a test may have hung the terminal up already
+            os.close(controller)
+        os.close(terminal)
+
+
+def test_the_emulator_keyboard_waits_for_keys_and_stops_when_closed(
+        typed: tuple[int, queue.Queue[object], Keyboard]) -> None:
     """The reader blocks with no timeout (no polling); closing wakes it at once."""
-    controller, terminal = pty.openpty()
-    events: queue.Queue[object] = queue.Queue()
-    keyboard = Keyboard(terminal, events, lambda role: False)
-    try:
-        keyboard.start()
-        os.write(controller, b"u")
-        assert events.get(timeout=10) == Intent("undo")
-        keyboard.close()
-        assert not keyboard.thread.is_alive()
-    finally:
-        os.close(controller)
-        os.close(terminal)
+    controller, events, keyboard = typed
+    os.write(controller, b"u")
+    assert events.get(timeout=10) == Intent("undo")
+    keyboard.close()
+    assert not keyboard.thread.is_alive()
 
 
-def test_the_emulator_keyboard_stops_reading_when_its_terminal_goes() -> None:
-    controller, terminal = pty.openpty()
-    events: queue.Queue[object] = queue.Queue()
-    keyboard = Keyboard(terminal, events, lambda role: False)
-    try:
-        keyboard.start()
-        os.write(controller, b"q")
-        assert isinstance(events.get(timeout=10), Quit)
-        os.close(controller)  # hung up: reads fail from now on
-        keyboard.thread.join(timeout=10)
-        assert not keyboard.thread.is_alive()
-    finally:
-        keyboard.close()
-        os.close(terminal)
+def test_the_emulator_keyboard_stops_reading_when_its_terminal_goes(
+        typed: tuple[int, queue.Queue[object], Keyboard]) -> None:
+    controller, events, keyboard = typed
+    os.write(controller, b"q")
+    assert isinstance(events.get(timeout=10), Quit)
+    os.close(controller)  # hung up: reads fail from now on
+    keyboard.thread.join(timeout=10)
+    assert not keyboard.thread.is_alive()

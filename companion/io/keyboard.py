@@ -59,6 +59,8 @@ class Keyboard:
         self.thread.start()
 
     def close(self) -> None:
+        if self._stop.is_set():  # closed already
+            return
         self._stop.set()
         os.write(self._wake_write, b"\0")
         if self.thread.is_alive():
