@@ -81,6 +81,10 @@ class Panels(NoDisplay):
     def bytes(self) -> dict[str, int]:
         return {name: model.total for name, model in self.models.items()}
 
+    def wire(self) -> dict[str, tuple[int, int]]:
+        """Bytes on the I2C wire so far, as luma frames them: its own bus, and a handed-in one."""
+        return {name: (model.wire, model.wire_smbus) for name, model in self.models.items()}
+
     def display(self, image: Image.Image) -> None:
         for device in self.devices.values():
             device.display(image)
@@ -107,7 +111,11 @@ class Interactions:
     """Per press: bytes each device received, latency, and the commit's share."""
 
     bytes: dict[str, list[int]] = field(default_factory=dict)
+    wire: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     latency: list[float] = field(default_factory=list)
+    what: list[str] = field(default_factory=list)  # per latency figure: the screen and the press
+    net: list[float] = field(default_factory=list)  # per latency figure: without the commit
+    cpu: list[float] = field(default_factory=list)  # per latency figure: the loop thread's CPU time
     commit: list[float] = field(default_factory=list)
     frames_unchanged: int = 0
     redraw_bytes: int = 0
@@ -141,16 +149,25 @@ def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.P
     def press(intent: Intent) -> None:
         settle(phone, readers)  # presses at a table are far apart: the pages have caught up
         before, commits, frames = panels.bytes(), store.commit_seconds, output.frames_sent
-        queued = time.perf_counter()
+        wire_before, screen = panels.wire(), type(app.top).__name__
+        queued, cpu = time.perf_counter(), time.thread_time()
         events.put(intent)
         daemon.step(events.get_nowait())
+        cpu = time.thread_time() - cpu
         if output.frames_sent == frames:
             out.frames_unchanged += 1
         else:
             out.latency.append(panels.shown_at - queued)
+            out.net.append(out.latency[-1] - (store.commit_seconds - commits))
+            out.cpu.append(cpu)
+            out.what.append(f"{intent.kind}{f' {intent.value}' if intent.value else ''} on {screen}"
+                            f" -> {type(app.top).__name__}")
         out.commit.append(store.commit_seconds - commits)
         for name, total in panels.bytes().items():
             out.bytes.setdefault(name, []).append(total - before[name])
+        for name, (wire, smbus) in panels.wire().items():
+            old_wire, old_smbus = wire_before[name]
+            out.wire.setdefault(name, []).append((wire - old_wire, smbus - old_smbus))
 
     driver = Driver(app, press)
     for replayed in records:
@@ -241,21 +258,59 @@ def start_up(state: pathlib.Path) -> Started:
     return Started(ready, usage.ru_maxrss / 1024)
 
 
-def idle_cpu(state: pathlib.Path, seconds: float) -> float:
-    """CPU seconds the running daemon uses while nobody touches it."""
-    child = subprocess.Popen(companion_command(state), stdin=subprocess.DEVNULL,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+@dataclass(frozen=True)
+class Idle:
+    """What the daemon does while nobody touches it."""
+
+    cpu_seconds: float
+    wakeups: int  # context switches of all its threads: each one a wake-up or a preemption
+    threads: int
+
+
+#: The idle daemon's inputs: the Bonnet's 7 keys, as the default configuration has them.
+IDLE_CONFIG = '[buttons]\npreset = "adafruit-bonnet"\n'
+
+
+def idle_wakeups(work: pathlib.Path, seconds: float) -> Idle:
+    """The daemon with the Bonnet's keys on gpiozero's mock pins, left alone for ``seconds``.
+
+    It is the daemon as it runs on a Pi (the same ButtonBank, the same Button objects); only
+    the pin factory is gpiozero's mock one, chosen by gpiozero's own environment variable.
+    """
+    config = work / "idle.toml"
+    config.write_text(IDLE_CONFIG)
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock"}
+    child = subprocess.Popen(companion_command(work / "idle", "--config", str(config)),
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True, env=env)
     assert child.stderr is not None
     try:
         for line in child.stderr:
+            if "no GPIO buttons" in line:
+                raise RuntimeError(f"the idle daemon has no buttons: {line.strip()}")
             if line.rstrip().endswith("ready"):
                 break
-        before = cpu_seconds(child.pid)
+        cpu, switches = cpu_seconds(child.pid), context_switches(child.pid)
         time.sleep(seconds)
-        return cpu_seconds(child.pid) - before
+        after = context_switches(child.pid)
+        woken = sum(count - switches.get(tid, 0) for tid, count in after.items())
+        return Idle(cpu_seconds(child.pid) - cpu, woken, len(after))
     finally:
         child.terminate()
         child.wait()
+
+
+def context_switches(pid: int) -> dict[str, int]:
+    """Per thread, voluntary plus involuntary context switches so far, from /proc."""
+    counts = {}
+    for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
+        try:
+            status = (task / "status").read_text().splitlines()
+        except FileNotFoundError:  # the thread ended meanwhile
+            continue
+        counts[task.name] = sum(int(line.split()[1]) for line in status
+                                if line.split(":")[0].endswith("ctxt_switches"))
+    return counts
 
 
 PAGES = 8  # the most live pages the phone view serves
@@ -348,14 +403,45 @@ def store_long_game(state: pathlib.Path, header: Header, lines: list[Line]) -> N
 # --- printing ---
 
 
-def quantiles(values: Sequence[float]) -> tuple[float, float]:
-    """Median and 99th percentile."""
-    ordered = sorted(values)
-    return statistics.median(ordered), ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
-
-
 def bus_ms(count: float, rate: int) -> float:
     return count * BITS_PER_BYTE / rate * 1000
+
+
+@dataclass(frozen=True)
+class Spread:
+    """How a figure is spread over the presses."""
+
+    median: float
+    mean: float
+    p90: float
+    p99: float
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Spread:
+        """The spread of ``values`` (percentiles by nearest rank).
+
+        >>> Spread.of(range(1, 101))
+        Spread(median=50.5, mean=50.5, p90=90, p99=99)
+        """
+        ordered = sorted(values)
+        return cls(statistics.median(ordered), statistics.fmean(ordered),
+                   percentile(ordered, 90), percentile(ordered, 99))
+
+    def scaled(self, factor: float) -> Spread:
+        return Spread(self.median * factor, self.mean * factor, self.p90 * factor, self.p99 * factor)
+
+    def show(self, unit: str = "", digits: int = 0, full: float = 0.0) -> str:
+        """``median 258 (25%), mean ...``; with ``full``, each also as a share of it."""
+        def one(value: float) -> str:
+            share = f" ({100 * value / full:.0f}%)" if full else ""
+            return f"{value:.{digits}f}{unit}{share}"
+        return (f"median {one(self.median)}, mean {one(self.mean)}, p90 {one(self.p90)}, "
+                f"p99 {one(self.p99)}")
+
+
+def percentile(ordered: Sequence[float], q: int) -> float:
+    """The nearest-rank ``q``th percentile of sorted values (a value that occurred)."""
+    return ordered[max(0, -(-q * len(ordered) // 100) - 1)]
 
 
 def report_bytes(found: Interactions) -> None:
@@ -363,25 +449,61 @@ def report_bytes(found: Interactions) -> None:
     print(f"session: {presses} presses, {found.frames_unchanged} caused no change on screen; "
           f"redrawing an unchanged screen sent {found.redraw_bytes} bytes")
     for kind in ("ssd1306", "sh1106"):
-        ours, luma = found.bytes[f"ours {kind}"], found.bytes[f"luma {kind}"]
-        (om, op), (lm, lp) = quantiles(ours), quantiles(luma)
-        print(f"{kind}: bytes per press, median / p99: ours {om:.0f} / {op:.0f}, "
-              f"luma {lm:.0f} / {lp:.0f}; ours is {100 * om / FULL_FRAME[kind]:.0f}% of a full "
-              f"frame at the median, {100 * sum(ours) / max(1, sum(luma)):.0f}% of luma's bytes overall")
-        for rate in I2C_RATES:
-            print(f"    bus time at {rate // 1000} kHz, median / p99: ours {bus_ms(om, rate):.1f} / "
-                  f"{bus_ms(op, rate):.1f} ms, luma {bus_ms(lm, rate):.1f} / {bus_ms(lp, rate):.1f} ms")
+        report_chip(kind, found.bytes[f"ours {kind}"], found.wire[f"ours {kind}"],
+                    found.wire[f"luma {kind}"])
     for skipped in found.skipped:
         print(f"    not entered: {skipped}")
 
 
-def report_latency(found: Interactions) -> None:
-    median, p99 = quantiles([1000 * s for s in found.latency])
-    commit_median, commit_p99 = quantiles([1000 * s for s in found.commit])
-    without = [1000 * (t - c) for t, c in zip(found.latency, found.commit)]
-    print(f"input to frame (queue to display() returned): median {median:.2f} ms, p99 {p99:.2f} ms; "
-          f"the durable commit's share: median {commit_median:.2f} ms, p99 {commit_p99:.2f} ms; "
-          f"without it: p99 {quantiles(without)[1]:.2f} ms")
+def report_chip(kind: str, ours: list[int], wire: list[tuple[int, int]],
+                luma: list[tuple[int, int]]) -> None:
+    """Bytes per press on one chip: handed to the interface, and on the I2C wire."""
+    full, (luma_wire, luma_smbus) = FULL_FRAME[kind], max(luma)
+    whole = sum(count >= full for count in ours)
+    print(f"{kind}, bytes per press handed to the interface (luma sends {full} every press): "
+          f"{Spread.of(ours).show(full=full)}; {100 * whole / len(ours):.0f}% of presses send "
+          f"a whole frame")
+    on_wire = Spread.of([w for w, _ in wire])
+    nearly = sum(w >= 0.9 * luma_wire for w, _ in wire)
+    print(f"    on the I2C wire (address and control byte per transfer; luma {luma_wire}): "
+          f"{on_wire.show(full=luma_wire)}; {100 * nearly / len(wire):.0f}% of presses put 90% "
+          f"of a full frame or more on it")
+    for label, mine, theirs in (("luma's own bus", [w for w, _ in wire], luma_wire),
+                                ("a bus handed to luma, 32-byte blocks", [s for _, s in wire], luma_smbus)):
+        over = [count - theirs for count in mine if count > theirs]
+        print(f"    presses putting more on the wire than luma's full frame ({label}): {len(over)}"
+              + (f", by up to {max(over)} B" if over else ""))
+    for rate in I2C_RATES:
+        print(f"    bus time at {rate // 1000} kHz: {on_wire.scaled(bus_ms(1, rate)).show(' ms', 1)}; "
+              f"luma {bus_ms(luma_wire, rate):.1f} ms every press")
+
+
+def report_latency(found: Interactions, slowest: int = 5) -> None:
+    total = Spread.of([1000 * s for s in found.latency])
+    commit = Spread.of([1000 * s for s in found.commit])
+    net = Spread.of([1000 * s for s in found.net])
+    print(f"input to frame (queue to display() returned; bus time not included): {total.show(' ms', 2)}")
+    print(f"    the durable commit's share: {commit.show(' ms', 2)}")
+    print(f"    without the commit: {net.show(' ms', 2)}")
+    worst = sorted(zip(found.net, found.what), reverse=True)[:slowest]
+    print(f"    the {slowest} slowest without the commit: "
+          + "; ".join(f"{1000 * seconds:.2f} ms {what}" for seconds, what in worst))
+    report_cpu(found, slowest)
+
+
+def report_cpu(found: Interactions, slowest: int) -> None:
+    """The loop thread's CPU time per press: the work itself, which time spent waiting for a
+    busy machine's cores (or a disk's fsync) does not inflate."""
+    print(f"    CPU time of the loop's thread, queue to frame: "
+          f"{Spread.of([1000 * s for s in found.cpu]).show(' ms', 2)}")
+    worst = sorted(zip(found.cpu, found.what), reverse=True)[:slowest]
+    print(f"    the {slowest} costliest in CPU time: "
+          + "; ".join(f"{1000 * seconds:.2f} ms {what}" for seconds, what in worst))
+
+
+def report_idle(idle: Idle, seconds: float) -> None:
+    print(f"idle for {seconds:.0f} s with the Bonnet's 7 keys on mock pins: wake-ups {idle.wakeups} "
+          f"(context switches over the process's threads: {idle.threads}), CPU {idle.cpu_seconds:.3f} s")
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -409,6 +531,5 @@ def cmd_bench(args: argparse.Namespace) -> int:
         started = time.perf_counter()
         replay_text(text)
         print(f"replay of a {LONG_GAME}-line record: {time.perf_counter() - started:.2f} s")
-        idle = idle_cpu(work / "idle", args.idle)
-        print(f"CPU used while idle for {args.idle:.0f} s: {idle:.3f} s")
+        report_idle(idle_wakeups(work, args.idle), args.idle)
     return 0

@@ -2,17 +2,33 @@
 
 from __future__ import annotations
 
-import pathlib
 import statistics
 
-from companion.bench import FULL_FRAME, play_session, session_records
+import pytest
+
+from companion.bench import FULL_FRAME, Interactions, play_session, session_records
 
 
-def test_a_whole_race_costs_under_a_third_of_luma_bytes_per_press(tmp_path: pathlib.Path) -> None:
-    races = [r for r in session_records() if r.header.game.id == "microbot-racers"]
-    found = play_session(races, True, tmp_path)
-    assert found.skipped == []
+@pytest.fixture(scope="module")
+def races(tmp_path_factory: pytest.TempPathFactory) -> Interactions:
+    """Every whole Microbot race of the benchmark session, typed in through the screens."""
+    records = [r for r in session_records() if r.header.game.id == "microbot-racers"]
+    return play_session(records, True, tmp_path_factory.mktemp("races"))
+
+
+def test_a_whole_race_costs_under_a_third_of_luma_bytes_per_press(races: Interactions) -> None:
+    assert races.skipped == []
     for kind, full in FULL_FRAME.items():
-        assert statistics.median(found.bytes[f"ours {kind}"]) <= 0.3 * full
-        assert set(found.bytes[f"luma {kind}"]) == {full}  # luma sends the whole frame every time
-    assert found.redraw_bytes == 0
+        assert statistics.median(races.bytes[f"ours {kind}"]) <= 0.3 * full
+        assert set(races.bytes[f"luma {kind}"]) == {full}  # luma sends the whole frame every time
+    assert races.redraw_bytes == 0
+
+
+def test_no_press_puts_more_on_the_i2c_wire_than_luma_full_frame(races: Interactions) -> None:
+    """Counted with each transfer's address and control byte, on luma's own bus and on a bus
+    handed to it (32-byte blocks)."""
+    for kind in FULL_FRAME:
+        for framing in (0, 1):
+            luma = {press[framing] for press in races.wire[f"luma {kind}"]}
+            assert len(luma) == 1
+            assert max(press[framing] for press in races.wire[f"ours {kind}"]) <= luma.pop()

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import pty
 import queue
+import threading
+from collections.abc import Iterator
 
 import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from companion.io.buttons import PRESETS, ButtonBank, Edge, KeyLogic, pins_for
+from companion.io.keyboard import Keyboard, Quit
+from companion.io.shake import ShakeSwitch
 from companion.ui.intents import Intent
 
 
@@ -133,3 +140,55 @@ def test_a_bank_opens_its_pins_on_the_factory_it_is_given() -> None:
         assert bank.encoder is not None and bank.encoder.pin_factory is factory
     finally:
         bank.close()
+
+
+def test_keys_encoder_and_shake_switch_start_no_thread_so_an_idle_box_sleeps() -> None:
+    """gpiozero's Button wakes a hold thread ten times a second; our long press is KeyLogic's,
+    so every input here must wait on pin edges alone."""
+    before = set(threading.enumerate())
+    events: queue.Queue[object] = queue.Queue()
+    bank = ButtonBank(PRESETS["adafruit-bonnet"], events, encoder=(24, 25, 26), clock=lambda: 0.0)
+    shake = ShakeSwitch(16, events)
+    try:
+        assert set(threading.enumerate()) == before
+        Device.pin_factory.pin(4).drive_low()  # and they still report their edges
+        assert events.get_nowait() == Edge("select", True, 0.0)
+    finally:
+        shake.close()
+        bank.close()
+
+
+@pytest.fixture
+def typed() -> Iterator[tuple[int, queue.Queue[object], Keyboard]]:
+    """A started emulator keyboard on a pseudo-terminal: (the typing end, its queue, it)."""
+    controller, terminal = pty.openpty()
+    events: queue.Queue[object] = queue.Queue()
+    keyboard = Keyboard(terminal, events, lambda role: False)
+    keyboard.start()
+    try:
+        yield controller, events, keyboard
+    finally:
+        keyboard.close()
+        with contextlib.suppress(OSError):  # a test may have hung the terminal up already
+            os.close(controller)
+        os.close(terminal)
+
+
+def test_the_emulator_keyboard_waits_for_keys_and_stops_when_closed(
+        typed: tuple[int, queue.Queue[object], Keyboard]) -> None:
+    """The reader blocks with no timeout (no polling); closing wakes it at once."""
+    controller, events, keyboard = typed
+    os.write(controller, b"u")
+    assert events.get(timeout=10) == Intent("undo")
+    keyboard.close()
+    assert not keyboard.thread.is_alive()
+
+
+def test_the_emulator_keyboard_stops_reading_when_its_terminal_goes(
+        typed: tuple[int, queue.Queue[object], Keyboard]) -> None:
+    controller, events, keyboard = typed
+    os.write(controller, b"q")
+    assert isinstance(events.get(timeout=10), Quit)
+    os.close(controller)  # hung up: reads fail from now on
+    keyboard.thread.join(timeout=10)
+    assert not keyboard.thread.is_alive()

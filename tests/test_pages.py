@@ -81,11 +81,34 @@ def test_only_changes_make_the_same_glass_as_a_full_redraw(kind: str, seed: int,
     frame = random_frame(rng)
     for _ in range(12):
         frame = small_change(frame, rng) if rng.random() < 0.7 else random_frame(rng)
-        before = model.total
+        before, wire, stock_wire = model.total, model.wire, stock.wire
         wrapped.display(frame)
         stock_device.display(frame)
         assert model.image().tobytes() == stock.image().tobytes()
         assert model.total - before <= FULL[kind]
+        # and never more on the I2C wire (address and control byte per transfer) than luma
+        assert model.wire - wire <= stock.wire - stock_wire
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_frame_changing_nearly_every_byte_costs_no_more_on_the_wire_than_luma(kind: str) -> None:
+    """Seven whole pages and most of the eighth: sent span by span, the addressing and each
+    transfer's address and control bytes would add up to more than one full frame."""
+    wrapped, model = ours(kind)
+    stock_device, stock = device(kind)
+    blank = Image.new("1", (128, 64), 0)
+    wrapped.display(blank)
+    changed = blank.copy()
+    ImageDraw.Draw(changed).rectangle((0, 0, 127, 55), fill=1)
+    ImageDraw.Draw(changed).rectangle((0, 56, 84, 63), fill=1)
+    wire, smbus = model.wire, model.wire_smbus
+    stock_device.display(changed)
+    stock_wire, stock_smbus = stock.wire, stock.wire_smbus
+    stock_device.display(changed)
+    wrapped.display(changed)
+    assert model.image().tobytes() == stock.image().tobytes()
+    assert model.wire - wire <= stock.wire - stock_wire
+    assert model.wire_smbus - smbus <= stock.wire_smbus - stock_smbus  # a bus handed to luma
 
 
 @pytest.mark.parametrize("kind", KINDS)

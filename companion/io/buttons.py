@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from gpiozero import Button, Factory, RotaryEncoder
+from gpiozero import DigitalInputDevice, Factory, RotaryEncoder
 from gpiozero.exc import BadPinFactory
 
 from companion.config import Config, ConfigError
@@ -172,7 +172,11 @@ def hold_hint(holds: dict[str, str]) -> str:
 
 
 class ButtonBank:
-    """gpiozero Buttons (and an optional encoder) that only enqueue edges and intents.
+    """gpiozero input devices (and an optional encoder) that only enqueue edges and intents.
+
+    Each key is a :class:`DigitalInputDevice`, not a ``Button``: a ``Button`` starts a hold
+    thread that wakes ten times a second for ``when_held``, and the long press here is
+    :class:`KeyLogic`'s. So an idle box sleeps until a pin changes.
 
     A pin that cannot be opened costs only its own key: it is listed in :attr:`lost`, and
     :meth:`holds` gives the long presses that stand in for a lost select key. A pin factory
@@ -189,7 +193,7 @@ class ButtonBank:
         self.events = events
         self.clock = clock
         self.factory = factory
-        self.buttons: dict[str, Button] = {}
+        self.buttons: dict[str, DigitalInputDevice] = {}
         self.lost: list[LostPin] = []
         self.roles: set[str] = set()  # the roles that have a working key
         for role, pin in pins.items():
@@ -228,12 +232,12 @@ class ButtonBank:
         self.roles.update(("up", "down"))
         return encoder
 
-    def _button(self, role: str, pin: int, where: str = "") -> Button:
+    def _button(self, role: str, pin: int, where: str = "") -> DigitalInputDevice:
         # No gpiozero bounce_time: the debounce is KeyLogic's, on the main thread.
-        button = Button(pin, pull_up=True, pin_factory=self.factory)
+        button = key_device(pin, self.factory)
         where = where or f"GPIO{pin}"
-        button.when_pressed = lambda: self.events.put(Edge(role, True, self.clock(), where))
-        button.when_released = lambda: self.events.put(Edge(role, False, self.clock(), where))
+        button.when_activated = lambda: self.events.put(Edge(role, True, self.clock(), where))
+        button.when_deactivated = lambda: self.events.put(Edge(role, False, self.clock(), where))
         return button
 
     def holds(self) -> dict[str, str]:
@@ -322,3 +326,14 @@ def check_pins(config: Config, display_flags: str = "") -> None:
 
 def _is_key(use: str) -> bool:
     return not use.startswith("the ")
+
+
+def key_device(pin: int, factory: Factory | None = None) -> DigitalInputDevice:
+    """A switch between ``pin`` and ground (internal pull-up): pressed is active.
+
+    Edges arrive from the pin factory's own callback (lgpio's alert thread on a Pi, the
+    driving thread under MockFactory); nothing of ours polls. The pin factory may: lgpio's C
+    alert thread waits in ``ppoll`` with a 0.5 ms timeout while any line is watched (lg's
+    ``lgPthAlerts.c``), and gpiozero's native factory polls every 10 ms.
+    """
+    return DigitalInputDevice(pin, pull_up=True, pin_factory=factory)  # None: gpiozero's default

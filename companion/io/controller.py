@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PIL import Image
 
-from companion.io.pages import COLUMNS, PAGES
+from companion.io.pages import COLUMNS, I2C_BLOCK, I2C_FRAMING, PAGES, SMBUS_BLOCK, transfers
 
 # Commands followed by argument bytes; every other byte is a command on its own.
 SSD1306_ARGS = {0x20: 1, 0x21: 2, 0x22: 2, 0x81: 1, 0x8D: 1, 0xA3: 2, 0xA8: 1, 0xD3: 1,
@@ -21,25 +21,53 @@ SH1106_RAM_COLUMNS = 132
 
 
 class Counter:
-    """A luma serial interface that only counts what it is sent (the bus, for timing)."""
+    """A luma serial interface that only counts what it is sent (the bus, for timing).
+
+    Besides the bytes handed to it, it counts I2C transfers as luma's ``i2c`` interface makes
+    them: one per ``command()``, and one per ``data()`` block of up to
+    :data:`~companion.io.pages.I2C_BLOCK` bytes (luma opens the bus itself, so it writes
+    whole blocks with ``i2c_rdwr``; only a bus handed in from outside is written in SMBus
+    blocks of 32). Each transfer adds the address byte and a control byte on the wire.
+
+    >>> bus = Counter()
+    >>> bus.command(0x21, 0, 127, 0x22, 0, 7); bus.data([0] * 1024)
+    >>> bus.total, bus.wire, bus.wire_smbus
+    (1030, 1034, 1096)
+    """
 
     def __init__(self) -> None:
         self.command_bytes = 0
         self.data_bytes = 0
         self.calls = 0
+        self.transfers = 0
+        self.transfers_smbus = 0
 
     @property
     def total(self) -> int:
         """Command and data bytes so far, as a counting serial interface sees them."""
         return self.command_bytes + self.data_bytes
 
+    @property
+    def wire(self) -> int:
+        """Bytes on the I2C wire so far: with each transfer's address and control byte."""
+        return self.total + I2C_FRAMING * self.transfers
+
+    @property
+    def wire_smbus(self) -> int:
+        """The same, had the bus been handed to luma (data in SMBus blocks of 32 bytes)."""
+        return self.total + I2C_FRAMING * self.transfers_smbus
+
     def command(self, *cmd: int) -> None:
         self.calls += 1
         self.command_bytes += len(cmd)
+        self.transfers += 1
+        self.transfers_smbus += 1
 
     def data(self, data: list[int] | bytes) -> None:
         self.calls += 1
         self.data_bytes += len(data)
+        self.transfers += transfers(len(data), I2C_BLOCK)
+        self.transfers_smbus += transfers(len(data), SMBUS_BLOCK)
 
     def cleanup(self) -> None:
         pass

@@ -5,7 +5,8 @@ luma.oled's drivers for these two controllers send the whole frame (about 1 KB) 
 slowest part of the box. Both controllers keep the picture in their own memory, in 8 pages
 of 8 pixel rows, and take writes to any page and column span. So these devices keep a copy
 of what the controller holds and, for each new frame, send only the changed spans, with
-the addressing commands each needs, through luma's own serial interface (so I2C and SPI
+the addressing commands each needs (on an SSD1306, runs of them as one window where that
+puts fewer bytes on the I2C wire), through luma's own serial interface (so I2C and SPI
 both work). :class:`PagedSSD1306` and :class:`PagedSH1106` are luma's device classes with
 only ``display()`` replaced: persist, rotation, contrast, hide/show and clean-up are luma's.
 
@@ -29,6 +30,18 @@ PAGES, COLUMNS = 8, 128
 SSD1306_WINDOW = 6  # command bytes to set a column and a page window
 SH1106_PAGE = 3  # command bytes to set a page and a start column
 SH1106_COLUMN_OFFSET = 2  # the SH1106 has 132 columns of memory; the glass shows 2..129
+# On I2C every transfer adds the address byte and a control byte (command or data). luma's
+# i2c interface makes one transfer per command() call, and one per data() block: blocks of
+# up to 4096 bytes when it opens the bus itself (as the daemon's cmdline-made device does),
+# SMBus blocks of 32 when handed a bus.
+I2C_FRAMING = 2
+I2C_BLOCK = 4096
+SMBUS_BLOCK = 32
+
+
+def transfers(count: int, block: int) -> int:
+    """I2C transfers luma makes to send ``count`` data bytes in blocks of ``block``."""
+    return -(-count // block)
 
 
 def page_bytes(image: Image.Image) -> list[bytes]:
@@ -67,12 +80,54 @@ def changed_spans(old: list[bytes] | None, new: list[bytes]) -> list[Span]:
     return spans
 
 
-def ssd1306_cost(spans: list[Span]) -> tuple[int, int]:
-    """Bytes to send spans one by one, and as one rectangle covering them all."""
-    each = sum(SSD1306_WINDOW + s.last - s.first + 1 for s in spans)
-    pages = spans[-1].page - spans[0].page + 1
-    width = max(s.last for s in spans) - min(s.first for s in spans) + 1
-    return each, SSD1306_WINDOW + pages * width
+@dataclass(frozen=True)
+class Window:
+    """Columns ``first..last`` of pages ``top..bottom``: one SSD1306 window and its data."""
+
+    top: int
+    bottom: int
+    first: int
+    last: int
+
+
+
+def covering(spans: list[Span]) -> Window:
+    """The smallest window over consecutive spans (pages between them are sent as they are)."""
+    return Window(spans[0].page, spans[-1].page, min(s.first for s in spans),
+                  max(s.last for s in spans))
+
+
+def ssd1306_windows(spans: list[Span]) -> list[Window]:
+    """The windows that send ``spans`` with the fewest bytes on the I2C wire.
+
+    Each run of consecutive spans goes as one window over them; every partition into runs
+    is tried (at most 8 pages: 36 runs). Span by span and one window over all are two of
+    the partitions, and one window over everything is never more than luma's full frame,
+    so the chosen plan never puts more on the wire than a full frame.
+
+    >>> ssd1306_windows([Span(0, 0, 127), Span(1, 0, 127), Span(7, 3, 3)])
+    [Window(top=0, bottom=1, first=0, last=127), Window(top=7, bottom=7, first=3, last=3)]
+    """
+    best = [0] + [-1] * len(spans)  # the cheapest cost of sending the first j spans
+    start = [0] * (len(spans) + 1)  # where the last run of that cheapest plan starts
+    for end in range(1, len(spans) + 1):
+        bottom, first, last = spans[end - 1].page, COLUMNS, -1
+        for begin in range(end - 1, -1, -1):  # runs growing upwards, their width kept as they grow
+            first, last = min(first, spans[begin].first), max(last, spans[begin].last)
+            area = (bottom - spans[begin].page + 1) * (last - first + 1)
+            cost = best[begin] + window_cost(area)
+            if best[end] < 0 or cost <= best[end]:
+                best[end], start[end] = cost, begin
+    windows, end = [], len(spans)
+    while end:
+        windows.append(covering(spans[start[end]:end]))
+        end = start[end]
+    return windows[::-1]
+
+
+def window_cost(count: int) -> int:
+    """Bytes on the wire for one window command and ``count`` data bytes (SSD1306)."""
+    return (I2C_FRAMING + SSD1306_WINDOW) + count + I2C_FRAMING * transfers(count, I2C_BLOCK)
 
 
 # luma ships no type information, so its classes are ``Any`` to mypy.
@@ -119,17 +174,10 @@ class PagedSSD1306(ChangedPages, luma_ssd1306):  # type: ignore[misc]
         super().__init__(serial_interface, width, height, rotate, **kwargs)
 
     def send(self, pages: list[bytes], spans: list[Span]) -> None:
-        each, rectangle = ssd1306_cost(spans)
-        if rectangle <= each:
-            first = min(s.first for s in spans)
-            last = max(s.last for s in spans)
-            spans = [Span(p, first, last) for p in range(spans[0].page, spans[-1].page + 1)]
-            self._window(first, last, spans[0].page, spans[-1].page)
-            self.data(list(b"".join(pages[s.page][first:last + 1] for s in spans)))
-            return
-        for span in spans:
-            self._window(span.first, span.last, span.page, span.page)
-            self.data(list(pages[span.page][span.first:span.last + 1]))
+        for window in ssd1306_windows(spans):
+            self._window(window.first, window.last, window.top, window.bottom)
+            self.data(list(b"".join(pages[page][window.first:window.last + 1]
+                                    for page in range(window.top, window.bottom + 1))))
 
     def _window(self, first: int, last: int, top: int, bottom: int) -> None:
         # Horizontal addressing (luma's set-up): writes fill the window row by row.

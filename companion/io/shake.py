@@ -20,8 +20,9 @@ import queue
 import time
 from collections.abc import Callable
 
-from gpiozero import Button, Factory
+from gpiozero import Factory
 
+from companion.io.buttons import key_device
 from companion.ui.intents import TILT, Intent
 
 
@@ -35,9 +36,9 @@ class ShakeSwitch:
         self.clock = clock
         self.last_edge: float | None = None
         # No bounce_time: the stillness rule is the filter, and MockPin has none to test.
-        self.button = Button(pin, pull_up=True, pin_factory=factory)  # None: gpiozero's default
-        self.button.when_pressed = self._closed
-        self.button.when_released = self._opened
+        self.button = key_device(pin, factory)  # None: gpiozero's default
+        self.button.when_activated = self._closed
+        self.button.when_deactivated = self._opened
 
     def _closed(self) -> None:
         now = self.clock()
