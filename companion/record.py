@@ -11,10 +11,12 @@ physical line number.
 
 from __future__ import annotations
 
+import codecs
+import io
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 from companion.games import GAMES, game_by_id
 from companion.games.base import RESERVED_NAMES, TABLE, Game, IllegalLine, Line
@@ -83,22 +85,90 @@ def check_option(game: Game[Any], key: str, value: str, seen: Iterable[str]) -> 
         raise IllegalLine(f"option {key}: {err}") from None
 
 
-def physical_lines(text: str) -> Iterator[tuple[int, str]]:
-    """Number the lines as records.md counts them, comments stripped.
+#: The largest record ``companion replay`` reads (README, "Game records"): a thousand times
+#: the longest game we know, yet read through in seconds on a Pi. Larger input is refused
+#: before replay, so that no file, pipe or device can take the memory of the box.
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+#: The longest line, comment not counted, that replay takes. Legal lines are short, but
+#: leading zeros may make a number long (a 4,301-character 3 is legal).
+MAX_LINE_BYTES = 64 * 1024
+#: How much of the stream is read at once past the words that matter (comments, the rest
+#: of a record after its first illegal line): it only has to be checked as UTF-8.
+CHUNK = 64 * 1024
 
-    Only LF and CR-LF end a line; a lone CR stays inside its line (and so is refused
-    later as a bad word).
+
+def too_big(most: int) -> str:
+    """What replay says of input over the cap: ``over the 16 MiB a record may be``."""
+    return f"over the {most / 2 ** 20:g} MiB a record may be"
+
+
+class RecordReader:
+    """Cuts a record's bytes into physical lines as records.md counts them, as they are read.
+
+    Only LF and CR-LF end a line; a lone CR stays inside its line (and so is refused later
+    as a bad word). A byte-order mark opens the first line. Each line comes out as its words
+    before any ``#`` comment, or as ``None`` when those are longer than
+    :data:`MAX_LINE_BYTES`. Comments are checked as UTF-8 but never kept, so memory stays
+    flat whatever the file holds. Bytes that are not UTF-8 anywhere, and input over ``most``
+    bytes, raise :class:`UnreadableRecord` when they are reached.
+
+    >>> list(RecordReader(io.BytesIO(b"\\xef\\xbb\\xbfgame x # hi\\r\\n\\nb\\rc")).lines())
+    [(1, 'game x '), (2, ''), (3, 'b\\rc')]
     """
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    pieces = text.split("\n")
-    if pieces and pieces[-1] == "" and len(pieces) > 1:
-        pieces.pop()
-    ended = text.count("\n")  # lines followed by an LF: a CR ending the last one is lone
-    for number, piece in enumerate(pieces, start=1):
-        if piece.endswith("\r") and number <= ended:
-            piece = piece[:-1]
-        yield number, piece.split("#", 1)[0]
+
+    def __init__(self, stream: BinaryIO, most: int | None = MAX_RECORD_BYTES) -> None:
+        self.stream = stream
+        self.most = most
+        self.taken = 0  # bytes read so far
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+
+    def lines(self) -> Iterator[tuple[int, str | None]]:
+        """``(physical line number, words before the comment or None)`` for each line."""
+        number = 0
+        while piece := self._take(MAX_LINE_BYTES + 2):
+            number += 1
+            text = self._decode(piece)
+            if number == 1:
+                text = text.removeprefix("\ufeff")
+            ended = piece.endswith(b"\n")
+            cut = not ended and len(piece) == MAX_LINE_BYTES + 2  # the line goes on
+            if cut:
+                self._skip_line()
+            comment = text.find("#")
+            if comment >= 0:
+                yield number, text[:comment]
+                continue
+            end = len(text) - (2 if text.endswith("\r\n") else 1 if ended else 0)
+            long = cut or len(piece) - (len(text) - end) > MAX_LINE_BYTES
+            yield number, None if long else text[:end]
+        self._decode(b"", final=True)
+
+    def drain(self) -> None:
+        """Read the rest without replaying it: it must still be UTF-8 and within the cap."""
+        while chunk := self._take(CHUNK, whole_line=False):
+            self._decode(chunk)
+        self._decode(b"", final=True)
+
+    def _skip_line(self) -> None:
+        """Read on to the end of an over-long line (or of the file)."""
+        while (piece := self._take(CHUNK)) and not piece.endswith(b"\n"):
+            self._decode(piece)
+        self._decode(piece)
+
+    def _take(self, size: int, whole_line: bool = True) -> bytes:
+        piece = self.stream.readline(size) if whole_line else self.stream.read(size)
+        self.taken += len(piece)
+        if self.most is not None and self.taken > self.most:
+            raise UnreadableRecord(too_big(self.most))
+        return piece
+
+    def _decode(self, piece: bytes, final: bool = False) -> str:
+        held = len(self.decoder.getstate()[0])  # bytes of a character cut by an earlier read
+        try:
+            return self.decoder.decode(piece, final)
+        except UnicodeDecodeError as err:
+            at = self.taken - len(piece) - held + err.start
+            raise UnreadableRecord(f"not UTF-8 text (byte {at})") from None
 
 
 def words(content: str) -> list[str]:
@@ -113,6 +183,10 @@ class Replayer:
     header: Header | None = None
     state: Any = None
     actions: list[Line] = field(default_factory=list)
+    #: Whether ``actions`` collects the lines: a summary needs only the state, and a long
+    #: record's lines would take many times the file's size in memory.
+    keep_actions: bool = True
+    _acted: bool = False
     _game: Game[Any] | None = None
     _options: list[tuple[str, str]] = field(default_factory=list)
     _last: int = 0
@@ -130,6 +204,14 @@ class Replayer:
             self._take(tokens)
         except IllegalLine as err:
             raise RecordError(number, str(err)) from None
+
+    def refuse_long(self, number: int) -> None:
+        """A line too long to read (:data:`MAX_LINE_BYTES`): not a record, or an illegal line."""
+        self._last = number
+        problem = f"longer than {MAX_LINE_BYTES:,} bytes before its comment"
+        if self._game is None:
+            raise UnreadableRecord(f"line {number} is {problem}; the first line must be 'game ID'")
+        raise RecordError(number, f"the line is {problem}")
 
     def finish(self) -> None:
         """The file ended: a record without ``players`` is illegal at its last line."""
@@ -153,7 +235,7 @@ class Replayer:
         game = self._game
         assert game is not None
         keyword = tokens[0]
-        if keyword in ("game", "players", "option") and self.actions:
+        if keyword in ("game", "players", "option") and self._acted:
             raise IllegalLine(f"a '{keyword}' line cannot come after the first action")
         if keyword == "game":
             raise IllegalLine("the record already has a 'game' line")
@@ -185,7 +267,9 @@ class Replayer:
             raise IllegalLine(f"{actor!r} is not a player in this game")
         line = Line(actor, tokens[1], tuple(tokens[2:]))
         self.state = game.apply(self.state, line)
-        self.actions.append(line)
+        self._acted = True
+        if self.keep_actions:
+            self.actions.append(line)
 
     def _begin(self) -> None:
         """Fix the options into the header and set up the state, once."""
@@ -204,23 +288,39 @@ class Replayed:
     state: Any
 
 
-def replay_text(text: str) -> Replayed:
-    """Replay a record held in a string; raise RecordError or UnreadableRecord."""
-    replayer = Replayer()
-    for number, content in physical_lines(text):
-        replayer.feed(number, content)
+def replay_stream(stream: BinaryIO, most: int | None = MAX_RECORD_BYTES,
+                  keep_actions: bool = True) -> Replayed:
+    """Replay a record as it is read; raise RecordError or UnreadableRecord.
+
+    The whole input is read even after an illegal line: a byte that is not UTF-8 anywhere,
+    or input over ``most`` bytes, makes it unreadable instead (records.md). Without
+    ``keep_actions`` the result has no actions, and memory stays flat however long the
+    record is.
+    """
+    reader = RecordReader(stream, most)
+    replayer = Replayer(keep_actions=keep_actions)
+    try:
+        for number, content in reader.lines():
+            if content is None:
+                replayer.refuse_long(number)
+            else:
+                replayer.feed(number, content)
+    except RecordError:
+        reader.drain()
+        raise
     replayer.finish()
     assert replayer.header is not None
     return Replayed(replayer.header, tuple(replayer.actions), replayer.state)
 
 
+def replay_text(text: str) -> Replayed:
+    """Replay a record held in a string; raise RecordError or UnreadableRecord."""
+    return replay_stream(io.BytesIO(text.encode("utf-8", "surrogateescape")), most=None)
+
+
 def replay_bytes(data: bytes) -> Replayed:
     """Replay a record file's bytes (UTF-8 required)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise UnreadableRecord(f"not UTF-8 text (byte {err.start})") from None
-    return replay_text(text)
+    return replay_stream(io.BytesIO(data), most=None)
 
 
 def summarise(game: Game[Any], players: tuple[str, ...], state: Any) -> dict[str, Any]:
