@@ -23,8 +23,14 @@ from typing import Any, BinaryIO
 
 from companion.config import Config, ConfigError, load, with_settings
 from companion.games.base import IllegalLine, shown, whole_number
-from companion.record import (MAX_RECORD_BYTES, RecordError, UnreadableRecord, replay_stream,
-                              summary, too_big)
+from companion.record import (
+    MAX_RECORD_BYTES,
+    RecordError,
+    UnreadableRecord,
+    replay_stream,
+    summary,
+    too_big,
+)
 
 EXIT_ILLEGAL = 1
 EXIT_UNREADABLE = 2
