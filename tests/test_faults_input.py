@@ -368,6 +368,25 @@ def test_saved_screen_settings_no_timer_can_use_are_set_aside(value: str, tmp_pa
     assert "screen.dim_after" in note and not settings_path(tmp_path).exists()
 
 
+# --- numbers on the command line ---
+
+
+ARGUMENTS = {
+    "keys-superscript-digit": (["run", "--emulator", "none", "--keys", "digit:\u00b2"], "--keys: "),
+    "keys-5000-digits": (["run", "--emulator", "none", "--keys", "digit:" + "9" * 5000], "--keys: "),
+    "export-superscript-digit": (["export", "\u00b2"], "export takes"),
+    "export-5000-digits": (["export", "9" * 5000], "export takes"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARGUMENTS))
+def test_a_bad_number_argument_is_one_line_and_exit_2(name: str, run: object, stored: pathlib.Path) -> None:
+    args, starts = ARGUMENTS[name]
+    state = stored if args[0] == "export" else stored / "fresh"  # run: no game to resume and log
+    outcome = run([*args, "--state", str(state)])  # type: ignore[operator]
+    assert_one_line(outcome, 2, starts, "")
+
+
 # --- a player named ok over the serial console ---
 
 
