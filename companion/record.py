@@ -124,6 +124,7 @@ class RecordReader:
         self.most = most
         self.taken = 0  # bytes read so far
         self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.split = False  # the decoder may hold the start of a character cut by a read
 
     def lines(self) -> Iterator[tuple[int, str | None]]:
         """``(physical line number, words before the comment or None)`` for each line."""
@@ -166,8 +167,12 @@ class RecordReader:
         return piece
 
     def _decode(self, piece: bytes, final: bool = False) -> str:
-        held = len(self.decoder.getstate()[0])  # bytes of a character cut by an earlier read
+        ended = piece.endswith(b"\n")
+        held = len(self.decoder.getstate()[0]) if self.split else 0  # a character's start
         try:
+            if ended and not self.split:  # the common case, a whole line: decoded at once
+                return piece.decode("utf-8")
+            self.split = not ended
             return self.decoder.decode(piece, final)
         except UnicodeDecodeError as err:
             at = self.taken - len(piece) - held + err.start
