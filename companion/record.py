@@ -123,60 +123,92 @@ class RecordReader:
         self.stream = stream
         self.most = most
         self.taken = 0  # bytes read so far
-        self.decoder = codecs.getincrementaldecoder("utf-8")()
-        self.split = False  # the decoder may hold the start of a character cut by a read
 
     def lines(self) -> Iterator[tuple[int, str | None]]:
         """``(physical line number, words before the comment or None)`` for each line."""
         number = 0
-        while piece := self._take(MAX_LINE_BYTES + 2):
+        tail = b""  # the start of a line whose end is not read yet
+        while block := self._take():
+            data = tail + block if tail else block
+            while True:  # once more after an over-long line, for the lines read past it
+                cut = data.rfind(b"\n") + 1
+                tail = data[cut:]
+                if cut:
+                    # The whole lines of a read are decoded and split at once: the speed of
+                    # reading a whole file, in a read's worth of memory.
+                    text = self._decode(data[:cut], self.taken - len(data))
+                    if number == 0:
+                        text = text.removeprefix("\ufeff")
+                    pieces = text.split("\n")
+                    pieces.pop()  # after the last LF
+                    for piece in pieces:
+                        number += 1
+                        comment = piece.find("#")
+                        content = (piece[:comment] if comment >= 0
+                                   else piece.removesuffix("\r"))  # CR-LF
+                        # Characters are 1-4 bytes: only a long line needs its bytes counted.
+                        long = (len(content) > MAX_LINE_BYTES // 4
+                                and len(content.encode()) > MAX_LINE_BYTES)
+                        yield number, None if long else content
+                bom = len(codecs.BOM_UTF8) if number == 0 and tail.startswith(codecs.BOM_UTF8) else 0
+                if len(tail) <= MAX_LINE_BYTES + 1 + bom:
+                    break
+                number += 1  # a line too long unless a comment shortens it
+                words, data = self._long(number, tail, self.taken - len(tail))
+                yield number, words
+        if tail:
             number += 1
-            text = self._decode(piece)
-            if number == 1:
-                text = text.removeprefix("\ufeff")
-            ended = piece.endswith(b"\n")
-            cut = not ended and len(piece) == MAX_LINE_BYTES + 2  # the line goes on
-            if cut:
-                self._skip_line()
-            comment = text.find("#")
-            if comment >= 0:
-                yield number, text[:comment]
-                continue
-            end = len(text) - (2 if text.endswith("\r\n") else 1 if ended else 0)
-            long = cut or len(piece) - (len(text) - end) > MAX_LINE_BYTES
-            yield number, None if long else text[:end]
-        self._decode(b"", final=True)
+            yield number, self._content(number, tail, self.taken - len(tail), ended=False)
 
-    def drain(self) -> None:
-        """Read the rest without replaying it: it must still be UTF-8 and within the cap."""
-        while chunk := self._take(CHUNK, whole_line=False):
-            self._decode(chunk)
-        self._decode(b"", final=True)
+    def _content(self, number: int, raw: bytes, start: int, ended: bool = True) -> str | None:
+        """A whole line's words before its comment (``raw`` without its LF), checked as UTF-8
+        comment and all; None when they are longer than :data:`MAX_LINE_BYTES`."""
+        if number == 1 and raw.startswith(codecs.BOM_UTF8):
+            raw, start = raw[len(codecs.BOM_UTF8):], start + len(codecs.BOM_UTF8)
+        text = self._decode(raw, start)
+        comment = raw.find(b"#")
+        crlf = ended and raw.endswith(b"\r")  # a lone CR at the very end stays in the line
+        if (comment if comment >= 0 else len(raw) - crlf) > MAX_LINE_BYTES:
+            return None
+        if comment >= 0:
+            return text[:text.find("#")]
+        return text[:-1] if crlf else text
 
-    def _skip_line(self) -> None:
-        """Read on to the end of an over-long line (or of the file)."""
-        while (piece := self._take(CHUNK)) and not piece.endswith(b"\n"):
-            self._decode(piece)
-        self._decode(piece)
+    def _long(self, number: int, tail: bytes, start: int) -> tuple[str | None, bytes]:
+        """The words of a line longer than a read, and what follows its end. The rest of the
+        line is checked as UTF-8 as it is read, and dropped."""
+        bom = len(codecs.BOM_UTF8) if number == 1 and tail.startswith(codecs.BOM_UTF8) else 0
+        comment = tail.find(b"#", 0, MAX_LINE_BYTES + 1 + bom)
+        content = None if comment < 0 else self._content(number, tail[:comment], start, ended=False)
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        skipped = max(comment, 0)
+        piece, at = tail[skipped:], start + skipped
+        while True:
+            end = piece.find(b"\n")
+            last = end >= 0 or not piece
+            held = len(decoder.getstate()[0])  # the start of a character cut by a read
+            try:
+                decoder.decode(piece if end < 0 else piece[:end], final=last)
+            except UnicodeDecodeError as err:
+                raise UnreadableRecord(f"not UTF-8 text (byte {at - held + err.start})") from None
+            if last:
+                return content, piece[end + 1:] if end >= 0 else b""
+            at += len(piece)
+            piece = self._take()
 
-    def _take(self, size: int, whole_line: bool = True) -> bytes:
-        piece = self.stream.readline(size) if whole_line else self.stream.read(size)
-        self.taken += len(piece)
+    def _take(self) -> bytes:
+        block = self.stream.read(CHUNK)
+        self.taken += len(block)
         if self.most is not None and self.taken > self.most:
             raise UnreadableRecord(too_big(self.most))
-        return piece
+        return block
 
-    def _decode(self, piece: bytes, final: bool = False) -> str:
-        ended = piece.endswith(b"\n")
-        held = len(self.decoder.getstate()[0]) if self.split else 0  # a character's start
+    @staticmethod
+    def _decode(raw: bytes, start: int) -> str:
         try:
-            if ended and not self.split:  # the common case, a whole line: decoded at once
-                return piece.decode("utf-8")
-            self.split = not ended
-            return self.decoder.decode(piece, final)
+            return raw.decode("utf-8")
         except UnicodeDecodeError as err:
-            at = self.taken - len(piece) - held + err.start
-            raise UnreadableRecord(f"not UTF-8 text (byte {at})") from None
+            raise UnreadableRecord(f"not UTF-8 text (byte {start + err.start})") from None
 
 
 def words(content: str) -> list[str]:
@@ -307,14 +339,16 @@ def replay_stream(stream: BinaryIO, most: int | None = MAX_RECORD_BYTES,
     """
     reader = RecordReader(stream, most)
     replayer = Replayer(keep_actions=keep_actions)
+    lines = reader.lines()
     try:
-        for number, content in reader.lines():
+        for number, content in lines:
             if content is None:
                 replayer.refuse_long(number)
             else:
                 replayer.feed(number, content)
     except RecordError:
-        reader.drain()
+        for _ in lines:  # the rest is read too: it must still be UTF-8 and within the cap
+            pass
         raise
     replayer.finish()
     assert replayer.header is not None

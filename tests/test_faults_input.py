@@ -28,13 +28,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.cli import EXIT_BROKEN_PIPE, main
 from companion.config import Config, settings_path, with_settings
 from companion.games import GAMES
 from companion.games.base import Line
 from companion.io.serial import SerialLine
-from companion.record import MAX_RECORD_BYTES, Header
+from companion.record import MAX_RECORD_BYTES, Header, RecordReader, UnreadableRecord
 from companion.session import Session
 from companion.store import Store
 from tests.harness import Harness
@@ -202,6 +204,58 @@ def test_replay_input_stays_bounded(case: Replay, run: object, tmp_path: pathlib
         assert_one_line(outcome, 1, f"{given}:{case.line}: ", case.says)
     else:
         assert_one_line(outcome, 2, f"{given}: ", case.says)
+
+
+# --- the streaming reader cuts lines exactly as reading the whole text does ---
+
+
+def whole_text_lines(data: bytes, longest: int) -> list[tuple[int, str | None]]:
+    """records.md's lines, read the simple way: the whole text at once."""
+    text = data.decode("utf-8").removeprefix("\ufeff")
+    pieces = text.split("\n")
+    if pieces[-1] == "" and len(pieces) > 1:
+        pieces.pop()
+    out: list[tuple[int, str | None]] = []
+    for number, piece in enumerate(pieces, start=1):
+        if piece.endswith("\r") and number <= text.count("\n"):
+            piece = piece[:-1]
+        content = piece.split("#", 1)[0]
+        out.append((number, content if len(content.encode()) <= longest else None))
+    return out
+
+
+PARTS = [s.encode() for s in ["a", "b ", "#", "\n", "\r", "\r\n", "\ufeff", "\u00e9", "\u20ac", "12",
+                               " # note"]] + [b"\xff", b"\xc3", b"\xe2\x82"]  # not UTF-8
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(PARTS), min_size=1, max_size=40),
+       st.integers(min_value=1, max_value=9), st.integers(min_value=1, max_value=12))
+def test_the_streaming_reader_cuts_lines_as_the_whole_text_does(
+        parts: list[bytes], chunk: int, longest: int) -> None:
+    data = b"".join(parts)
+    try:
+        want: object = whole_text_lines(data, longest)
+    except UnicodeDecodeError as err:
+        want = f"not UTF-8 text (byte {err.start})"
+    with pytest.MonkeyPatch.context() as patch:  # tiny reads and lines: every boundary is met
+        patch.setattr("companion.record.CHUNK", chunk)
+        patch.setattr("companion.record.MAX_LINE_BYTES", longest)
+        try:
+            got: object = list(RecordReader(io.BytesIO(data), most=None).lines())
+        except UnreadableRecord as err:
+            got = str(err)
+    assert got == want
+
+
+@pytest.mark.parametrize("data, at", [
+    (b"game x\n#" + b"y" * 200_000 + b"\xff\n", 200_008),
+    (b"game x\n" + b"\xc3\xa9" * 70_000 + b"\xff\n", 140_007),
+    (b"game x\n#" + b"y" * 200_000 + b"\xc3", 200_008),
+])
+def test_a_byte_that_is_not_utf8_deep_in_a_long_line_is_found_and_placed(data: bytes, at: int) -> None:
+    with pytest.raises(UnreadableRecord, match=f"byte {at}"):
+        list(RecordReader(io.BytesIO(data)).lines())
 
 
 # --- replay's peak memory: at most 3 x the file's size + 30 MB ---
