@@ -95,8 +95,8 @@ MAX_RECORD_BYTES = 16 * 1024 * 1024
 #: The longest line, comment not counted, that replay takes. Legal lines are short, but
 #: leading zeros may make a number long (a 4,301-character 3 is legal).
 MAX_LINE_BYTES = 64 * 1024
-#: How much of the stream is read at once past the words that matter (comments, the rest
-#: of a record after its first illegal line): it only has to be checked as UTF-8.
+#: How much of the stream is read at once; the whole lines of each read are decoded and
+#: split together, and only the start of an unfinished line is carried to the next read.
 CHUNK = 64 * 1024
 
 
