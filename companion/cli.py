@@ -17,18 +17,30 @@ import os
 import pathlib
 import signal
 import sqlite3
+import stat
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, BinaryIO
 
 from companion.config import Config, ConfigError, load, with_settings
-from companion.record import RecordError, UnreadableRecord, replay_bytes, summary
+from companion.games.base import IllegalLine, shown, whole_number
+from companion.record import (
+    MAX_RECORD_BYTES,
+    RecordError,
+    UnreadableRecord,
+    replay_stream,
+    summary,
+    too_big,
+)
 from companion.statedir import StateUnavailable
 
 EXIT_ILLEGAL = 1
 EXIT_UNREADABLE = 2
 EXIT_CONFIG = 2  # fix the configuration: systemd does not restart (RestartPreventExitStatus=2)
 EXIT_RETRY = 1  # something that may pass (a full or read-only disk, a locked store): retried
+#: The reader of our output went away (``| head``): what a shell reports for a program that
+#: SIGPIPE ended, 128 + 13, distinct from the replay contract's 1 and 2.
+EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
 SYSTEM_CONFIG = "/etc/companion/companion.toml"
 STORE_FILE = "companion.sqlite"
 
@@ -57,26 +69,46 @@ def store_path(config: Config, directory: pathlib.Path) -> str:
 # --- replay ---
 
 
+def open_record(name: str) -> BinaryIO:
+    """The record to replay: standard input for ``-``, else a regular file within the cap.
+
+    Opened without blocking, so a FIFO with no writer is refused instead of waited on;
+    devices (``/dev/zero``) and directories are refused at once, and so is a file over
+    :data:`MAX_RECORD_BYTES` (standard input is held to the same cap as it is read).
+    Raise :class:`UnreadableRecord` with the reason.
+    """
+    if name == "-":
+        return sys.stdin.buffer
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as err:
+        raise UnreadableRecord(f"cannot read: {err.strerror}") from None
+    status = os.fstat(fd)
+    problem = ("" if stat.S_ISREG(status.st_mode) and status.st_size <= MAX_RECORD_BYTES
+               else "a directory" if stat.S_ISDIR(status.st_mode)
+               else "not a regular file" if not stat.S_ISREG(status.st_mode)
+               else too_big(MAX_RECORD_BYTES))
+    if problem:
+        os.close(fd)
+        raise UnreadableRecord(f"cannot read: {problem}")
+    return os.fdopen(fd, "rb")
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
-    """Replay a record; print its summary, or ``FILE:LINE: reason``."""
+    """Replay a record as it is read; print its summary, or ``FILE:LINE: reason``."""
     name = args.file
     try:
-        if name == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(name, "rb") as handle:
-                data = handle.read()
-    except OSError as err:
-        print(f"{name}: cannot read: {err.strerror}", file=sys.stderr)
-        return EXIT_UNREADABLE
-    try:
-        replayed = replay_bytes(data)
+        with open_record(name) as stream:
+            replayed = replay_stream(stream, keep_actions=False)
     except UnreadableRecord as err:
         print(f"{name}: {err}", file=sys.stderr)
         return EXIT_UNREADABLE
     except RecordError as err:
         print(f"{name}:{err.line}: {err.reason}", file=sys.stderr)
         return EXIT_ILLEGAL
+    except OSError as err:  # the file or the pipe failed while being read
+        print(f"{name}: cannot read: {err.strerror}", file=sys.stderr)
+        return EXIT_UNREADABLE
     print(json.dumps(summary(replayed)))
     return 0
 
@@ -155,12 +187,13 @@ def cmd_export(args: argparse.Namespace) -> int:
             print("no games stored yet", file=sys.stderr)
             return EXIT_ILLEGAL
         gid = rows[0].id
-    elif args.game.isdigit():
-        gid = int(args.game)
     else:
-        print(f"export takes 'latest' or a game number from 'companion games', not {args.game!r}",
-              file=sys.stderr)
-        return EXIT_CONFIG
+        try:
+            gid = whole_number(args.game, "a game number")
+        except IllegalLine:
+            print(f"export takes 'latest' or a game number from 'companion games', "
+                  f"not {shown(args.game)}", file=sys.stderr)
+            return EXIT_CONFIG
     exported = export(store, gid, raw=args.raw)
     if exported is None:
         print(f"no stored game number {gid}", file=sys.stderr)
@@ -264,7 +297,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the console script: bad configuration is one line and exit 2."""
+    """Entry point of the console script: bad configuration is one line and exit 2; output
+    cut short by its reader (``companion replay big.rec | head -c 100``) ends quietly."""
+    try:
+        try:
+            return run_command(argv)
+        finally:  # buffered output is written here, where a broken pipe can still be caught
+            sys.stdout.flush()
+    except BrokenPipeError:
+        silence_stdout()
+        return EXIT_BROKEN_PIPE
+
+
+def run_command(argv: Sequence[str] | None) -> int:
+    """Parse the arguments and run the command."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     signal.signal(signal.SIGTERM, signal.default_int_handler)
@@ -281,3 +327,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_RETRY
     except KeyboardInterrupt:
         return 0
+
+
+def silence_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's last flush on exit finds
+    nowhere broken to write (and prints no 'Exception ignored' lines)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (a test's StringIO)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)

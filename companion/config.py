@@ -36,6 +36,8 @@ DEFAULT_BAUD = 115200
 MAX_PORTS = 2
 #: How a device roll of many dice is shown: in one picture, or a line at a time.
 ROLLS = ("at-once", "one-by-one")
+#: The longest time a timing key may give: a day, in seconds.
+MOST_SECONDS = 86_400
 
 
 class ConfigError(Exception):
@@ -109,10 +111,18 @@ class _Reader:
     def fail(self, key: str, problem: str) -> ConfigError:
         return ConfigError(self.file, f"{self.prefix}{key}", problem)
 
-    def seconds(self, key: str, default: float) -> float:
+    def seconds(self, key: str, default: float, positive: bool = False) -> float:
+        """A time in seconds: finite, 0 (or, when ``positive``, more than 0) to a day.
+
+        TOML and JSON both allow ``nan`` and ``inf``, which no timer can wait for; a wait
+        longer than a day is a typing slip, and Python's own waits overflow far beyond it.
+        """
         value = self.table.pop(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.fail(key, f"must be a number of seconds, not {value!r}")
+        span = f"{'above 0, up to' if positive else '0 to'} {MOST_SECONDS:,}"
+        if not (value > 0 if positive else value >= 0) or not value <= MOST_SECONDS:
+            raise self.fail(key, f"must be a number of seconds, not {value!r} ({span})")
         return float(value)
 
     def flag(self, key: str, default: bool) -> bool:
@@ -191,7 +201,7 @@ def parse(data: dict[str, Any], file: str) -> Config:
     button_cfg = ButtonsConfig(
         preset=buttons.text("preset", "minimal", PRESETS),
         pins=pins,
-        long_press=buttons.seconds("long_press", 0.6),
+        long_press=buttons.seconds("long_press", 0.6, positive=True),
         debounce=buttons.seconds("debounce", 0.02),
     )
     if button_cfg.preset == "custom" and "select" not in pins:
@@ -219,7 +229,7 @@ def parse(data: dict[str, Any], file: str) -> Config:
     store.done()
     ports = serial_ports(top.table_of("serial"))
     shake = top.table_of("shake")
-    shake_cfg = ShakeConfig(shake.pin("pin"), shake.seconds("settle", 1.0))
+    shake_cfg = ShakeConfig(shake.pin("pin"), shake.seconds("settle", 1.0, positive=True))
     shake.done()
     phone = top.table_of("phone")
     phone_cfg = PhoneConfig(phone.flag("enabled", False), phone.address("address", "0.0.0.0"),
@@ -260,6 +270,8 @@ def load(path: str | None) -> Config:
         raise ConfigError(path, "(syntax)", str(err)) from None
     except UnicodeDecodeError:
         raise ConfigError(path, "(file)", "is not UTF-8 text") from None
+    except ValueError:  # tomllib's int() of a number over Python's 4,300-digit limit
+        raise ConfigError(path, "(syntax)", "a number far too long to be a setting") from None
     return parse(data, path)
 
 

@@ -15,9 +15,13 @@ changes nothing. The lines are those of a game record (records.md), plus a few c
   dice wait for the next line (one smart die at a time); faces the rules refuse are refused.
 - ``undo``, ``redo``, ``state`` (``ok`` and the summary JSON), ``help``.
 
-A line whose first word is ``ok`` or starts with ``error:`` is an answer coming back (a
-loopback plug, a console that echoes, two companions wired together): it gets no answer,
-or the two ends would answer each other for ever.
+A line that is one of our answers coming back (a loopback plug, a console that echoes, two
+companions wired together) gets no answer, or the two ends would answer each other for ever:
+a line whose first word starts with ``error:`` (no name or command has a colon), ``ok``
+alone, and ``ok`` followed by what our answers say (see :func:`echoed`). A player named
+``ok`` still plays: their line is an echo only in one of those shapes and when the rules
+would refuse it, so a loop can never begin (an echo acted on would be refused, and its
+``error:`` answer comes back unanswered).
 
 The interpreter owns no thread and touches no device: the daemon hands it each line's bytes
 and writes the answer back on the same port.
@@ -32,7 +36,7 @@ from typing import Any, Protocol
 
 from companion.dice import chained, rolled_faces
 from companion.games import GAMES, game_by_id
-from companion.games.base import TABLE, Game, IllegalLine, Line, Roll
+from companion.games.base import TABLE, Game, IllegalLine, Line, Roll, whole_number
 from companion.record import Header, check_option, check_players, describe, words
 from companion.session import Session
 from companion.store import Entry, Store
@@ -96,10 +100,7 @@ def faces_of(tokens: list[str]) -> tuple[int, ...]:
     """The faces of a dice line, as numbers."""
     if not tokens:
         raise Refused("write the faces: 'dice 3 5' or 'die 4'")
-    for token in tokens:
-        if not token.isascii() or not token.isdigit():
-            raise Refused(f"a face is a number, not {token!r}")
-    return tuple(int(token) for token in tokens)
+    return tuple(whole_number(token, "a face") for token in tokens)
 
 
 def check_faces(ask: Roll, faces: tuple[int, ...]) -> None:
@@ -151,6 +152,43 @@ def fill(game: Game[Any], state: Any, ask: Roll,
     return done, current, faces
 
 
+#: The first word after ``ok`` in our answers that are not record lines (each answer's
+#: wording is in :class:`Console`): a new game, its seats, an option, dice still awaited,
+#: undo and redo, and the help (which starts with ``game``). The summary JSON starts with
+#: ``{``; record lines start with a player's name or ``table``.
+ANSWER_WORDS = frozenset({"game", "players", "option", "waiting", "undone", "undone:", "redone",
+                          "redone:"})
+
+
+def echoed(tokens: list[str], session: Session | None, new_game: bool) -> bool:
+    """Whether a line is one of our answers coming back, to be left unanswered.
+
+    >>> echoed(["error:", "no", "dice"], None, False), echoed(["ok"], None, False)
+    (True, True)
+    >>> echoed(["ok", "Bob", "pick", "move-2"], None, False)
+    True
+    """
+    if not tokens or tokens[0].startswith("error:"):
+        return bool(tokens)
+    if tokens[0] != "ok":
+        return False
+    if session is None or "ok" not in session.players or len(tokens) < 2 or new_game:
+        return True  # no player named ok could have sent it
+    if plays(session, tokens):
+        return False  # a legal line of the player named ok: theirs, whatever it looks like
+    said = tokens[1]
+    return said in ANSWER_WORDS or said == TABLE or said in session.players or said.startswith("{")
+
+
+def plays(session: Session, tokens: list[str]) -> bool:
+    """Whether the rules would take these words as an action line now."""
+    try:
+        session.game.apply(session.state, Line(tokens[0], tokens[1], tuple(tokens[2:])))
+    except IllegalLine:
+        return False
+    return True
+
+
 class Console:
     """Interprets lines against the app's game on screen; one :class:`Reply` per line."""
 
@@ -170,7 +208,7 @@ class Console:
             tokens = words(decode(data).split("#", 1)[0])
         except Refused as err:
             return Reply(f"error: {err}")
-        if tokens and (tokens[0] == "ok" or tokens[0].startswith("error:")):
+        if echoed(tokens, self.front.session, port in self.new_games):
             return Reply(None)
         try:
             said, shown = self.run(tokens, port)

@@ -11,21 +11,26 @@ physical line number.
 
 from __future__ import annotations
 
+import codecs
+import io
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 from companion.games import GAMES, game_by_id
 from companion.games.base import RESERVED_NAMES, TABLE, Game, IllegalLine, Line
 
 NAME = re.compile(r"[A-Za-z0-9_-]{1,12}")
+MAX_REASON = 300  # characters of an illegal line's reason
 
 
 class RecordError(Exception):
     """An illegal line: ``LINE`` is the physical line number (1-based)."""
 
     def __init__(self, line: int, reason: str) -> None:
+        if len(reason) > MAX_REASON:  # a reason quoting a hostile word stays a short line
+            reason = f"{reason[:MAX_REASON]}... ({len(reason):,} characters)"
         super().__init__(f"{line}: {reason}")
         self.line = line
         self.reason = reason
@@ -83,22 +88,127 @@ def check_option(game: Game[Any], key: str, value: str, seen: Iterable[str]) -> 
         raise IllegalLine(f"option {key}: {err}") from None
 
 
-def physical_lines(text: str) -> Iterator[tuple[int, str]]:
-    """Number the lines as records.md counts them, comments stripped.
+#: The largest record ``companion replay`` reads (README, "Game records"): a thousand times
+#: the longest game we know, yet read through in seconds on a Pi. Larger input is refused
+#: before replay, so that no file, pipe or device can take the memory of the box.
+MAX_RECORD_BYTES = 16 * 1024 * 1024
+#: The longest line, comment not counted, that replay takes. Legal lines are short, but
+#: leading zeros may make a number long (a 4,301-character 3 is legal).
+MAX_LINE_BYTES = 64 * 1024
+#: How much of the stream is read at once; the whole lines of each read are decoded and
+#: split together, and only the start of an unfinished line is carried to the next read.
+CHUNK = 64 * 1024
 
-    Only LF and CR-LF end a line; a lone CR stays inside its line (and so is refused
-    later as a bad word).
+
+def too_big(most: int) -> str:
+    """What replay says of input over the cap: ``over the 16 MiB a record may be``."""
+    return f"over the {most / 2 ** 20:g} MiB a record may be"
+
+
+class RecordReader:
+    """Cuts a record's bytes into physical lines as records.md counts them, as they are read.
+
+    Only LF and CR-LF end a line; a lone CR stays inside its line (and so is refused later
+    as a bad word). A byte-order mark opens the first line. Each line comes out as its words
+    before any ``#`` comment, or as ``None`` when those are longer than
+    :data:`MAX_LINE_BYTES`. Comments are checked as UTF-8 but never kept, so memory stays
+    flat whatever the file holds. Bytes that are not UTF-8 anywhere, and input over ``most``
+    bytes, raise :class:`UnreadableRecord` when they are reached.
+
+    >>> list(RecordReader(io.BytesIO(b"\\xef\\xbb\\xbfgame x # hi\\r\\n\\nb\\rc")).lines())
+    [(1, 'game x '), (2, ''), (3, 'b\\rc')]
     """
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    pieces = text.split("\n")
-    if pieces and pieces[-1] == "" and len(pieces) > 1:
-        pieces.pop()
-    ended = text.count("\n")  # lines followed by an LF: a CR ending the last one is lone
-    for number, piece in enumerate(pieces, start=1):
-        if piece.endswith("\r") and number <= ended:
-            piece = piece[:-1]
-        yield number, piece.split("#", 1)[0]
+
+    def __init__(self, stream: BinaryIO, most: int | None = MAX_RECORD_BYTES) -> None:
+        self.stream = stream
+        self.most = most
+        self.taken = 0  # bytes read so far
+
+    def lines(self) -> Iterator[tuple[int, str | None]]:
+        """``(physical line number, words before the comment or None)`` for each line."""
+        number = 0
+        tail = b""  # the start of a line whose end is not read yet
+        while block := self._take():
+            data = tail + block if tail else block
+            while True:  # once more after an over-long line, for the lines read past it
+                cut = data.rfind(b"\n") + 1
+                tail = data[cut:]
+                if cut:
+                    # The whole lines of a read are decoded and split at once: the speed of
+                    # reading a whole file, in a read's worth of memory.
+                    text = self._decode(data[:cut], self.taken - len(data))
+                    if number == 0:
+                        text = text.removeprefix("\ufeff")
+                    pieces = text.split("\n")
+                    pieces.pop()  # after the last LF
+                    for piece in pieces:
+                        number += 1
+                        comment = piece.find("#")
+                        content = (piece[:comment] if comment >= 0
+                                   else piece.removesuffix("\r"))  # CR-LF
+                        # Characters are 1-4 bytes: only a long line needs its bytes counted.
+                        long = (len(content) > MAX_LINE_BYTES // 4
+                                and len(content.encode()) > MAX_LINE_BYTES)
+                        yield number, None if long else content
+                bom = len(codecs.BOM_UTF8) if number == 0 and tail.startswith(codecs.BOM_UTF8) else 0
+                if len(tail) <= MAX_LINE_BYTES + 1 + bom:
+                    break
+                number += 1  # a line too long unless a comment shortens it
+                words, data = self._long(number, tail, self.taken - len(tail))
+                yield number, words
+        if tail:
+            number += 1
+            yield number, self._content(number, tail, self.taken - len(tail), ended=False)
+
+    def _content(self, number: int, raw: bytes, start: int, ended: bool = True) -> str | None:
+        """A whole line's words before its comment (``raw`` without its LF), checked as UTF-8
+        comment and all; None when they are longer than :data:`MAX_LINE_BYTES`."""
+        if number == 1 and raw.startswith(codecs.BOM_UTF8):
+            raw, start = raw[len(codecs.BOM_UTF8):], start + len(codecs.BOM_UTF8)
+        text = self._decode(raw, start)
+        comment = raw.find(b"#")
+        crlf = ended and raw.endswith(b"\r")  # a lone CR at the very end stays in the line
+        if (comment if comment >= 0 else len(raw) - crlf) > MAX_LINE_BYTES:
+            return None
+        if comment >= 0:
+            return text[:text.find("#")]
+        return text[:-1] if crlf else text
+
+    def _long(self, number: int, tail: bytes, start: int) -> tuple[str | None, bytes]:
+        """The words of a line longer than a read, and what follows its end. The rest of the
+        line is checked as UTF-8 as it is read, and dropped."""
+        bom = len(codecs.BOM_UTF8) if number == 1 and tail.startswith(codecs.BOM_UTF8) else 0
+        comment = tail.find(b"#", 0, MAX_LINE_BYTES + 1 + bom)
+        content = None if comment < 0 else self._content(number, tail[:comment], start, ended=False)
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        skipped = max(comment, 0)
+        piece, at = tail[skipped:], start + skipped
+        while True:
+            end = piece.find(b"\n")
+            last = end >= 0 or not piece
+            held = len(decoder.getstate()[0])  # the start of a character cut by a read
+            try:
+                decoder.decode(piece if end < 0 else piece[:end], final=last)
+            except UnicodeDecodeError as err:
+                raise UnreadableRecord(f"not UTF-8 text (byte {at - held + err.start})") from None
+            if last:
+                return content, piece[end + 1:] if end >= 0 else b""
+            at += len(piece)
+            piece = self._take()
+
+    def _take(self) -> bytes:
+        block = self.stream.read(CHUNK)
+        self.taken += len(block)
+        if self.most is not None and self.taken > self.most:
+            raise UnreadableRecord(too_big(self.most))
+        return block
+
+    @staticmethod
+    def _decode(raw: bytes, start: int) -> str:
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise UnreadableRecord(f"not UTF-8 text (byte {start + err.start})") from None
 
 
 def words(content: str) -> list[str]:
@@ -113,6 +223,10 @@ class Replayer:
     header: Header | None = None
     state: Any = None
     actions: list[Line] = field(default_factory=list)
+    #: Whether ``actions`` collects the lines: a summary needs only the state, and a long
+    #: record's lines would take many times the file's size in memory.
+    keep_actions: bool = True
+    _acted: bool = False
     _game: Game[Any] | None = None
     _options: list[tuple[str, str]] = field(default_factory=list)
     _last: int = 0
@@ -130,6 +244,14 @@ class Replayer:
             self._take(tokens)
         except IllegalLine as err:
             raise RecordError(number, str(err)) from None
+
+    def refuse_long(self, number: int) -> None:
+        """A line too long to read (:data:`MAX_LINE_BYTES`): not a record, or an illegal line."""
+        self._last = number
+        problem = f"longer than {MAX_LINE_BYTES:,} bytes before its comment"
+        if self._game is None:
+            raise UnreadableRecord(f"line {number} is {problem}; the first line must be 'game ID'")
+        raise RecordError(number, f"the line is {problem}")
 
     def finish(self) -> None:
         """The file ended: a record without ``players`` is illegal at its last line."""
@@ -153,7 +275,7 @@ class Replayer:
         game = self._game
         assert game is not None
         keyword = tokens[0]
-        if keyword in ("game", "players", "option") and self.actions:
+        if keyword in ("game", "players", "option") and self._acted:
             raise IllegalLine(f"a '{keyword}' line cannot come after the first action")
         if keyword == "game":
             raise IllegalLine("the record already has a 'game' line")
@@ -185,7 +307,9 @@ class Replayer:
             raise IllegalLine(f"{actor!r} is not a player in this game")
         line = Line(actor, tokens[1], tuple(tokens[2:]))
         self.state = game.apply(self.state, line)
-        self.actions.append(line)
+        self._acted = True
+        if self.keep_actions:
+            self.actions.append(line)
 
     def _begin(self) -> None:
         """Fix the options into the header and set up the state, once."""
@@ -204,23 +328,41 @@ class Replayed:
     state: Any
 
 
-def replay_text(text: str) -> Replayed:
-    """Replay a record held in a string; raise RecordError or UnreadableRecord."""
-    replayer = Replayer()
-    for number, content in physical_lines(text):
-        replayer.feed(number, content)
+def replay_stream(stream: BinaryIO, most: int | None = MAX_RECORD_BYTES,
+                  keep_actions: bool = True) -> Replayed:
+    """Replay a record as it is read; raise RecordError or UnreadableRecord.
+
+    The whole input is read even after an illegal line: a byte that is not UTF-8 anywhere,
+    or input over ``most`` bytes, makes it unreadable instead (records.md). Without
+    ``keep_actions`` the result has no actions, and memory stays flat however long the
+    record is.
+    """
+    reader = RecordReader(stream, most)
+    replayer = Replayer(keep_actions=keep_actions)
+    lines = reader.lines()
+    try:
+        for number, content in lines:
+            if content is None:
+                replayer.refuse_long(number)
+            else:
+                replayer.feed(number, content)
+    except RecordError:
+        for _ in lines:  # the rest is read too: it must still be UTF-8 and within the cap
+            pass
+        raise
     replayer.finish()
     assert replayer.header is not None
     return Replayed(replayer.header, tuple(replayer.actions), replayer.state)
 
 
+def replay_text(text: str) -> Replayed:
+    """Replay a record held in a string; raise RecordError or UnreadableRecord."""
+    return replay_stream(io.BytesIO(text.encode("utf-8", "surrogateescape")), most=None)
+
+
 def replay_bytes(data: bytes) -> Replayed:
     """Replay a record file's bytes (UTF-8 required)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise UnreadableRecord(f"not UTF-8 text (byte {err.start})") from None
-    return replay_text(text)
+    return replay_stream(io.BytesIO(data), most=None)
 
 
 def summarise(game: Game[Any], players: tuple[str, ...], state: Any) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from PIL import Image, ImageDraw
 from companion.backup import keep_copies
 from companion.config import Config, ConfigError
 from companion.daemon import Daemon, Stop
+from companion.games.base import IllegalLine, shown, whole_number
 from companion.io.buttons import (
     EMULATOR_PINS,
     ButtonBank,
@@ -187,8 +188,16 @@ def scripted(keys: str, events: queue.Queue[object]) -> None:
         kind, _, value = word.partition(":")
         if kind not in KINDS:
             raise ConfigError("--keys", word, f"not a key; use {', '.join(sorted(KINDS))}")
-        events.put(Intent(kind, int(value) if value.isdigit() else 0))
+        events.put(Intent(kind, key_value(word, value)))
     events.put(Stop("end of --keys"))
+
+
+def key_value(word: str, value: str) -> int:
+    """The number after ``digit:`` in ``--keys`` (0 when there is none)."""
+    try:
+        return whole_number(value, "the digit") if value else 0
+    except IllegalLine as err:
+        raise ConfigError("--keys", shown(word), str(err)) from None
 
 
 def log_to_file(path: pathlib.Path) -> None:

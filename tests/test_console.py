@@ -201,11 +201,11 @@ def test_a_chain_may_arrive_over_several_lines(box: Box) -> None:
     ("dice 7 1", "no 7 on a d6 (Ann)"),
     ("dice 0 1", "no 0 on a d6 (Ann)"),
     ("dice 3 5 2", "1 face(s) too many"),
-    ("dice 3 x", "a face is a number, not 'x'"),
+    ("dice 3 x", "a face must be a number, not 'x'"),
     ("dice", "write the faces"),
     ("die 3 5", "'die' takes one face"),
-    ("dice -3 5", "a face is a number"),
-    ("dice ٣ 5", "a face is a number"),  # an Arabic-Indic three is a digit, not an ASCII one
+    ("dice -3 5", "a face must be a number"),
+    ("dice ٣ 5", "a face must be a number"),  # an Arabic-Indic three is a digit, not an ASCII one
 ])
 def test_faces_that_do_not_fit_are_refused(box: Box, line: str, reason: str) -> None:
     microbot(box)

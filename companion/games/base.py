@@ -64,18 +64,61 @@ class Line:
         return " ".join((self.actor, self.verb, *self.args))
 
 
+#: Digits a record number may have once its leading zeros are dropped. Every count on a
+#: table fits in far fewer; the bound keeps a hostile line from reaching Python's own limit on
+#: converting long digit strings (4,300 digits, a ValueError) or costing time to convert.
+MOST_DIGITS = 18
+
+
+def whole_number(token: str, what: str) -> int:
+    """Read a record number: ASCII digits, leading zeros allowed, no sign (records.md).
+
+    Raise :class:`BadArguments` for anything else, and for a number too large for any
+    count in a game, however it is written. This is the one place input text becomes an
+    ``int``: records, game options, console lines and command-line arguments all come here.
+
+    >>> whole_number("0" * 5000 + "3", "a die face")
+    3
+    >>> whole_number("9" * 5000, "a die face")
+    Traceback (most recent call last):
+    ...
+    companion.games.base.BadArguments: a die face is too large: a number of 5,000 digits
+    """
+    if not token or not token.isascii() or not token.isdigit():
+        raise BadArguments(f"{what} must be a number, not {shown(token)}")
+    significant = token.lstrip("0") or "0"
+    if len(significant) > MOST_DIGITS:
+        raise BadArguments(f"{what} is too large: a number of {len(significant):,} digits")
+    return int(significant)
+
+
 def number(token: str, low: int, high: int, what: str) -> int:
-    """Read an ASCII-digit number in ``low..high`` or raise :class:`BadArguments`.
+    """Read a record number in ``low..high`` or raise :class:`BadArguments`.
 
     >>> number("05", 1, 6, "a die face")
     5
+    >>> number("7", 1, 6, "a die face")
+    Traceback (most recent call last):
+    ...
+    companion.games.base.BadArguments: a die face must be 1-6, not 7
     """
-    if not token or any(ch not in "0123456789" for ch in token):
-        raise BadArguments(f"{what} must be a number, not {token!r}")
-    value = int(token)
+    value = whole_number(token, what)
     if not low <= value <= high:
         raise BadArguments(f"{what} must be {low}-{high}, not {value}")
     return value
+
+
+def shown(token: str, most: int = 24) -> str:
+    """A word as a refusal quotes it: whole when short, else its start and its length.
+
+    >>> shown("fly")
+    "'fly'"
+    >>> shown("x" * 5000)
+    "'xxxxxxxxxxxx...' (5,000 characters)"
+    """
+    if len(token) <= most:
+        return repr(token)
+    return f"{token[:most // 2]!r}... ({len(token):,} characters)".replace("'...", "...'", 1)
 
 
 def expect_args(line: Line, count: int, form: str) -> None:

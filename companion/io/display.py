@@ -6,8 +6,10 @@ the picture a pixel or two over time (burn-in) and dims or blanks the panel.
 
 from __future__ import annotations
 
+import argparse
 import atexit
 import contextlib
+import io
 import logging
 import shlex
 import shutil
@@ -15,7 +17,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol, TextIO
+from typing import Any, NoReturn, Protocol, TextIO
 
 from PIL import Image
 
@@ -52,10 +54,7 @@ def luma_opener(flags: str) -> Callable[[], Any]:
     from luma.core import cmdline  # luma.core is heavy; only a real display needs it
 
     parser = cmdline.create_parser(description="companion display")
-    try:
-        args = parser.parse_args(shlex.split(flags))
-    except SystemExit:
-        raise DisplayError(f"luma refused the display flags {flags!r}") from None
+    args = parse_flags(parser, flags)
     if not any(args.display in names for names in cmdline.get_display_types().values()):
         raise DisplayError(f"luma knows no display {args.display!r}")
 
@@ -120,6 +119,28 @@ def luma_hooks_dropped() -> Iterator[None]:
         yield
     finally:
         atexit.register = register
+
+
+def parse_flags(parser: argparse.ArgumentParser, flags: str) -> argparse.Namespace:
+    """luma's flags parsed, or :class:`DisplayError` with argparse's one-line reason.
+
+    argparse would print luma's 20-odd lines of usage and exit; a configuration fault must be
+    one line. Its ``error`` is replaced to raise instead, and anything else it prints (a
+    ``--help`` among the flags) is kept off the terminal.
+    """
+    def refuse(message: str) -> NoReturn:
+        raise DisplayError(f"luma refused the display flags: {message}")
+
+    parser.error = refuse  # type: ignore[method-assign]
+    try:
+        words = shlex.split(flags)
+    except ValueError as err:  # an unclosed quote
+        raise DisplayError(f"the display flags cannot be split into words: {err}") from None
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            return parser.parse_args(words)
+    except SystemExit:
+        raise DisplayError(f"luma refused the display flags {flags!r}") from None
 
 
 def capture_device(directory: str) -> Any:
