@@ -824,8 +824,9 @@ SERVICE_KEYS = ("LoadState", "UnitFileState", "ActiveState", "SubState", "Result
 #: The companion's own exit statuses (cli.py) and systemd's for a start that failed early.
 EXIT_MEANINGS = {
     0: "stopped normally",
-    1: "an error the log names",
-    2: "a bad configuration or store (the journal names the file and the key)",
+    1: "something that may pass (a full or read-only disk, a store that cannot open): retried",
+    2: "a bad configuration or state directory (the journal names the file and the key); not retried",
+    141: "its output went to a closed pipe",
     200: "systemd could not change into WorkingDirectory",
     203: "the program /opt/companion/venv/bin/companion is missing",
     217: "the user companion is missing",

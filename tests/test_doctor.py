@@ -316,8 +316,8 @@ CASES: dict[str, tuple[Callable[[FakePi], None], list[str]]] = {
         ("warn  service   not running (inactive, dead); last exit: status 0: stopped "
          "normally; fix: sudo systemctl start companion")]),
     "service stopped by a bad configuration": (service_bad_config, [
-        ("fail  service   failed: status 2: a bad configuration or store (the journal names the "
-        "file and the key); fix: journalctl -u companion -n 50, fix what it names, then sudo "
+        ("fail  service   failed: status 2: a bad configuration or state directory (the journal "
+        "names the file and the key); not retried; fix: journalctl -u companion -n 50, fix what it names, then sudo "
         "systemctl restart companion")]),
     "service hung": (service_hung, [
         ("fail  service   last watchdog ping 60 s ago: the loop is stuck; fix: sudo systemctl "
