@@ -112,6 +112,8 @@ class Interactions:
     frames_unchanged: int = 0
     redraw_bytes: int = 0
     skipped: list[str] = field(default_factory=list)
+    #: Per game: presses and record lines typed (set-up and leaving count as presses).
+    games: dict[str, list[int]] = field(default_factory=dict)
 
 
 def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.Path) -> Interactions:
@@ -140,6 +142,7 @@ def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.P
 
     driver = Driver(app, press)
     for replayed in records:
+        presses = len(out.commit)
         driver.new_game(replayed.header)
         try:
             for line in replayed.actions:
@@ -147,6 +150,9 @@ def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.P
         except Exception as err:  # report, and go on with the rest of the session
             out.skipped.append(f"{replayed.header.game.id}: {err}")
         driver.leave_game()
+        tally = out.games.setdefault(replayed.header.game.id, [0, 0])
+        tally[0] += len(out.commit) - presses
+        tally[1] += len(replayed.actions)
     before = panels.bytes()
     daemon.refresh()  # the same screen again: nothing may go out
     out.redraw_bytes = sum(panels.bytes().values()) - sum(before.values())
@@ -272,6 +278,12 @@ def report_bytes(found: Interactions) -> None:
         print(f"    not entered: {skipped}")
 
 
+def report_presses(found: Interactions) -> None:
+    """Presses per record line, each game (its set-up and leaving included)."""
+    for game, (presses, lines) in sorted(found.games.items()):
+        print(f"    {game}: {presses} presses for {lines} lines, {presses / max(1, lines):.2f} a line")
+
+
 def report_latency(found: Interactions) -> None:
     median, p99 = quantiles([1000 * s for s in found.latency])
     commit_median, commit_p99 = quantiles([1000 * s for s in found.commit])
@@ -288,7 +300,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         work = pathlib.Path(scratch)
         print(f"benchmark session: {len(records)} records, "
               f"{sum(len(r.actions) for r in records)} lines, typed in through the screens")
-        report_bytes(play_session(records, True, work))
+        found = play_session(records, True, work)
+        report_bytes(found)
+        report_presses(found)
         report_latency(play_session(records, False, work))
         fresh = start_up(work / "empty")
         print(f"start to first frame, empty store: {fresh.seconds_to_ready:.2f} s; "
