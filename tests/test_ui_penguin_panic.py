@@ -101,6 +101,8 @@ def test_free_space_is_claimed_in_one_press(box: Harness) -> None:
 def test_buy_a_die_is_asked_only_when_affordable(box: Harness) -> None:
     open_game(box, *ROUND_2P)  # Bob: 5 fish
     assert box.shows("Bob: buy a die?", 11)
+    assert box.shows("Roll for me")  # the likely answer; buying is one press up
+    box.press("up")
     assert box.shows("Buy a die") and box.shows("3 fish", 10)
     poor = ("table line", "Ann ability 7", "Bob ability 4", "Bob bribe 1", "Ann bribe 2",
             "Bob bribe 3", "Ann bribe 4")  # Bob: 1 fish
@@ -149,8 +151,8 @@ def test_fish_gain_is_shown_as_its_sum_then_applied(box: Harness) -> None:
 def test_changing_a_previewed_placement_keeps_the_numbers_entered(box: Harness) -> None:
     session = open_game(box, *ROUND_2P, "Bob roll 1 2 3")
     box.press("select")  # circle 1
-    digits(box, 5)
-    box.press("select")
+    digits(box, 5)  # and on to "coloured" by itself: the select after it confirms that
+    box.presses("select", "select")
     assert box.shows("5 linked - 0 coloured")
     box.presses("down", "select")  # no, change it
     assert box.shows("Bob: circle 1") and box.shows("5", 20)
@@ -166,7 +168,8 @@ def test_changing_a_previewed_placement_keeps_the_numbers_entered(box: Harness) 
 def test_full_circle_is_entered_with_its_colour_by_name(box: Harness) -> None:
     session = open_game(box, *ROUND_2P, "Bob roll 1 2 3", "Bob place 2 3 0")
     assert box.shows("Ann: buy a die?", 11)
-    box.press("up")  # the last line: Bob's full circle, one press up
+    assert box.shows("Roll for me")
+    box.presses("up", "up")  # past "Buy a die", round to the last line: Bob's full circle
     assert box.shows("+ full circle")
     box.press("select")
     assert box.shows("Bob: full circle")
@@ -184,7 +187,7 @@ def test_full_circle_is_entered_with_its_colour_by_name(box: Harness) -> None:
 def test_colour_names_follow_the_colours_option(box: Harness) -> None:
     open_game(box, *ROUND_2P, "Bob roll 1 2 3", "Bob place 2 3 0",
               options=(("colours", "white,black,grey,brown,pink"),))
-    box.presses("up", "select", "select")
+    box.presses("up", "up", "select", "select")
     assert entry_shows(box, "white")
     box.press("down")
     assert entry_shows(box, "pink")

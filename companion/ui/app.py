@@ -84,6 +84,8 @@ class App:
     def handle(self, intent: Intent) -> None:
         """One press; a message on screen lasts until the next one."""
         self.top.message = ""
+        if intent.kind in ("undo", "redo"):
+            self.to_play_screen()  # from the game menu or a half-made entry: undo is undo
         try:
             self.top.on(intent, self)
         except sqlite3.Error as err:  # a full disk, a failing card: refused, nothing changed
@@ -106,6 +108,13 @@ class App:
         self.links[name] = connected
         if known or not connected:
             self.toast(f"{name}: {'connected' if connected else 'not connected'}")
+
+    def to_play_screen(self) -> None:
+        """Close whatever is open above the game being played, if one is."""
+        for depth, screen in enumerate(self.stack):
+            if isinstance(screen, PlayScreen):
+                del self.stack[depth + 1:]
+                return
 
     def remote(self, message: str = "") -> None:
         """The game changed from outside the screens (a serial line): its play screen comes
@@ -221,8 +230,12 @@ class App:
         def setup(game_id: str) -> None:
             NewGame(self, game_id).count()
 
-        self.push(Menu("New game", [Item(title, partial(setup, game_id))
-                                    for game_id, title in TITLES.items()]))
+        menu = Menu("New game", [Item(title, partial(setup, game_id))
+                                 for game_id, title in TITLES.items()])
+        last = self.store.games(limit=1)  # the table likely plays the same game again
+        if last and last[0].game in TITLES:
+            menu.cursor = list(TITLES).index(last[0].game)
+        self.push(menu)
 
 
 def next_of(choices: tuple[str, ...], now: str) -> str:

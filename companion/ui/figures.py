@@ -53,7 +53,8 @@ def whose(summary: dict[str, Any]) -> str:
 
 
 class Views(Screen):
-    """A game's pages of figures: up/down flip through them, any other key goes back.
+    """A game's pages of figures: up/down or left/right flip through them, select or back
+    goes back.
 
     The header keeps whose turn it is on the left, the page's name on the right.
     """
@@ -71,7 +72,9 @@ class Views(Screen):
         paint(draw, summary, (0, HEADER + 1, WIDTH - 1, HEIGHT - 1))
 
     def on(self, intent: Intent, host: Host) -> None:
-        if intent.kind in ("up", "down"):
-            self.at = (self.at + (1 if intent.kind == "down" else -1)) % len(self.views)
-        else:
+        """Up/down (and left/right) flip; select or back goes back. No key acts on the
+        game from here: a press too many never lands on the play screen's answers."""
+        if intent.kind in ("up", "down", "left", "right"):
+            self.at = (self.at + (1 if intent.kind in ("down", "right") else -1)) % len(self.views)
+        elif intent.kind in ("select", "back", "context"):
             host.pop()

@@ -54,6 +54,9 @@ class PlayScreen(Screen):
         self._items: list[Item] | None = None
         self.seats = ai.seats_of(session.store.game(session.gid).header)  # the companion plays
         self._advice: tuple[Any, ai.Advice | None] | None = None
+        #: This table's way with dice: True once it types faces in, False once the
+        #: companion rolls; the cursor starts on the same way next time.
+        self.by_hand = False
 
     # --- what the screen offers ---
 
@@ -73,11 +76,25 @@ class PlayScreen(Screen):
                                Item("Summary", self.show_summary),
                                Item("Leave", self.leave)]
             else:
+                mine = self.companion_items(ask)  # first, and where the cursor starts
                 self._items = [item for answer in ask.answers for item in self._answer(answer)]
-                self._items += extras
-                self._items[:0] = self.companion_items(ask)
+                self.cursor = 0 if mine else self.likely(self._items)
+                self._items = mine + self._items + extras
             self.cursor = min(self.cursor, len(self._items) - 1)
         return self._items
+
+    def likely(self, required: list[Item]) -> int:
+        """Where the cursor starts among the required answers: on the first (the
+        companion's own move, or a single answer: one press); but when dice are asked, on
+        the same faces again after an undone device roll, else on the way this table
+        rolled last time ("Roll for me" until it types faces in)."""
+        for index, item in enumerate(required):
+            if isinstance(item.answer, Roll) and item.label == item.answer.by_hand:
+                if self.by_hand:
+                    return index
+                again = index >= 2 and required[index - 2].run == self.redo
+                return index - 2 if again else index - 1  # "Roll for me" comes just before
+        return 0
 
     def _answer(self, answer: Answer, mark: str = "") -> list[Item]:
         if isinstance(answer, Choice):
@@ -126,6 +143,7 @@ class PlayScreen(Screen):
             self.message = str(err)
             return
         before, head = self.session.state, self.session.head
+        self.by_hand = False
         self.play(lines, rolled=True, message="; ".join(rolled_faces(ask, line) for line in lines))
         if self.session.head != head:
             self.reveal(before, lines)
@@ -142,8 +160,11 @@ class PlayScreen(Screen):
 
     def enter_faces(self, ask: Roll, first_digit: int | None = None) -> None:
         numbers = [Field(label, 1, sides, names=ask.names) for label, sides in zip(ask.labels, ask.sides)]
-        self.host.push(Numbers("Faces: " + ask.label, numbers,
-                               lambda faces: self.play([ask.line(faces)]), first_digit))
+        def done(faces: tuple[int, ...]) -> None:
+            self.by_hand = True
+            self.play([ask.line(faces)])
+        self.host.push(Numbers("Faces: " + ask.label, numbers, done, first_digit,
+                               carry=not ask.names))  # named faces (squares) never repeat
 
     def fill_form(self, form: Form, values: tuple[int, ...] = ()) -> None:
         """Enter a form's numbers (starting from ``values`` when coming back to change them)."""
@@ -171,8 +192,11 @@ class PlayScreen(Screen):
         game_id = self.session.game.id
         # With several ways to answer, the one picked says best what the board is for.
         question = ask.question if ask and len(ask.answers) == 1 else grid.label
+        def menu() -> None:  # over the play screen: its entries change what the board shows
+            self.host.pop()
+            self.host.push(self.context_menu())
         self.host.push(BoardScreen(grid, painter(game_id), self.session.summary,
-                                   self.refusal_of, question, cell_width(game_id)))
+                                   self.refusal_of, question, cell_width(game_id), menu))
 
     def refusal_of(self, line: Line) -> str:
         """Play a line; "" when it was logged, else the reason it was refused."""
@@ -320,9 +344,9 @@ class PlayScreen(Screen):
             self.cursor = (self.cursor - 1) % len(items)
         elif kind == "down" and items:
             self.cursor = (self.cursor + 1) % len(items)
-        elif kind in ("select", "right") and items:
+        elif kind == "select" and items:
             items[self.cursor].run()
-        elif kind in ("context", "back", "left"):
+        elif kind in ("context", "back"):
             host.push(self.context_menu())
         elif kind == "undo":
             self.undo()
