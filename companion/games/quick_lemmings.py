@@ -173,7 +173,7 @@ class QuickLemmings(Game[State]):
                  "meadow tiles. A 2 of each terrain starts its pile. Deal: the first "
                  "player gets 7 minus the players, each next seat one more, the last 6.",
         "turn": "On your turn either refill your hand or play one card. Then the next "
-                "seat is on. The game menu's 'piles' page shows, for each card value down "
+                "seat is on. The game menu's \"piles\" page shows, for each card value down "
                 "the side, the points it gives on each pile now; a white cell starts a new "
                 "pile and lays a tile (m: a meadow; outlined: none left; a dot: no such "
                 "card can be in a hand).",

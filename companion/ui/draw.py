@@ -6,7 +6,11 @@ Sizes follow what reads at arm's length on the real panel: 12 px and up for what
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import cache, lru_cache
+from importlib import resources
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -14,13 +18,22 @@ WIDTH, HEIGHT = 128, 64
 WHITE, BLACK = 1, 0
 HEADER = 14  # rows of the top bar: 12 px type with room for descenders
 
+#: Terminus Font (SIL OFL 1.1, fonts/LICENSE-Terminus.txt), an OpenType bitmap font drawn
+#: for small screens: a slashed zero, and 1/l/I, 5/S, 8/B told apart at 6 px wide. FreeType
+#: draws its fixed strikes pixel for pixel. docs/fonts.md says why this font.
+FONTS = resources.files("companion.ui") / "fonts"
+STRIKES = (12, 14, 16, 18, 20, 22, 24, 28, 32)
+
+
 @cache
 def font(size: int) -> ImageFont.FreeTypeFont:
-    """Pillow's bundled scalable font: no font file needed on the Pi."""
-    face = ImageFont.load_default(size=size)
-    if not isinstance(face, ImageFont.FreeTypeFont):  # Pillow before 10.1: a bitmap font
-        raise RuntimeError("Pillow 10.1 or later is needed for its scalable font")
-    return face
+    """The face for a role's size: figures and words under 12 use the 12 px strike, the
+    12 px role (titles, choices) its bold; larger sizes the largest bold strike that fits.
+    """
+    strike = max(s for s in STRIKES if s <= max(size, 12))
+    weight = "bold" if size >= 12 else "normal"
+    with resources.as_file(FONTS / f"terminus-{weight}.otb") as path:
+        return ImageFont.truetype(str(path), strike)
 
 
 def blank() -> Image.Image:
@@ -66,12 +79,44 @@ def rendered(words: str, size: int, anchor: str) -> tuple[Image.Image | None, in
     return canvas.crop(box), box[0] - origin[0], box[1] - origin[1]
 
 
+@dataclass(frozen=True)
+class Drawn:
+    """One string as drawn: its words (``cut`` when shortened to fit), colour, ink box
+    (left, top, right, bottom; exclusive) and ink mask."""
+
+    words: str
+    cut: bool
+    fill: int
+    box: tuple[int, int, int, int]
+    mask: Image.Image
+
+
+#: While a list is set here, every string drawn is appended to it (the layout tests read
+#: what each screen wrote, and where).
+_recording: list[list[Drawn]] = []
+
+
+@contextmanager
+def recording() -> Iterator[list[Drawn]]:
+    """Collect every string drawn inside the ``with`` block."""
+    found: list[Drawn] = []
+    _recording.append(found)
+    try:
+        yield found
+    finally:
+        _recording.remove(found)
+
+
 def text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], words: str, size: int,
          fill: int = WHITE, width: int = WIDTH, anchor: str = "ls") -> None:
     """Draw one line at a baseline, cut to ``width``."""
-    mask, left, top = rendered(fit(words, size, width), size, anchor)
+    shown = fit(words, size, width)
+    mask, left, top = rendered(shown, size, anchor)
     if mask is not None:
-        draw.bitmap((xy[0] + left, xy[1] + top), mask, fill=fill)
+        x, y = xy[0] + left, xy[1] + top
+        draw.bitmap((x, y), mask, fill=fill)
+        for found in _recording:
+            found.append(Drawn(shown, shown != words, fill, (x, y, x + mask.width, y + mask.height), mask))
 
 
 def header(draw: ImageDraw.ImageDraw, left: str, right: str = "") -> None:

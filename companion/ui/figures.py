@@ -37,6 +37,29 @@ def generic(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> Non
     text(draw, (x0 + 1, y0 + 18), row_text, 10)
 
 
+def words(value: Any) -> str:
+    """A summary value in plain words: numbers by player, lists spaced, nothing as "-".
+
+    >>> words({"Ann": 3, "Bob": 1}), words([1, 2]), words(None), words(True)
+    ('Ann 3, Bob 1', '1 2', '-', 'yes')
+    """
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "-"
+    if isinstance(value, dict):
+        return ", ".join(f"{key} {words(item)}" for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return " ".join(words(item) for item in value) or "none"
+    return str(value)
+
+
+def generic_summary(summary: dict[str, Any]) -> list[str]:
+    """A game without a summary page of its own: each of its keys, in words."""
+    return [f"{key.replace('_', ' ')}: {words(value)}" for key, value in summary.items()
+            if key not in ("game", "players", "over", "winners", "next")]
+
+
 def corner(summary: dict[str, Any]) -> str:
     """The short figure in the header's right corner: the turn or round."""
     for key, label in (("turn", "T"), ("round", "R")):

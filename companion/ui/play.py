@@ -22,7 +22,7 @@ from companion.session import Session
 from companion.ui.board import BoardScreen
 from companion.ui.draw import HEADER, HEIGHT, WHITE, WIDTH, arrows, header, label_and_hint, notice, text
 from companion.ui.figures import Views, corner
-from companion.ui.games import cell_width, painter, panel, roll_picture, views
+from companion.ui.games import cell_width, painter, panel, roll_picture, summary_lines, views
 from companion.ui.intents import Intent
 from companion.ui.reveal import Reveal, plain_picture, rolled_faces, shown_lines
 from companion.ui.widgets import Host, Item, Menu, Numbers, Page, Preview, Screen, confirm
@@ -219,8 +219,7 @@ class PlayScreen(Screen):
         summary = self.session.summary()
         winners = ", ".join(summary["winners"]) or "nobody"
         body = f"Winners: {winners}.\n" if summary["over"] else f"Next: {summary['next']}.\n"
-        body += "\n".join(f"{key}: {value}" for key, value in summary.items()
-                          if key not in ("game", "players", "over", "winners", "next"))
+        body += "\n".join(summary_lines(self.session.game.id, summary))
         self.host.push(Page("Summary", body))
 
     def context_menu(self) -> Menu:

@@ -115,3 +115,15 @@ def panel(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
     else:
         status = f"eaten {len(summary['eaten'])}  pinned {len(summary['pinned'])}"
     text(draw, (x0 + 1, y0 + 19), status, 10)
+
+
+def summary_lines(summary: dict[str, Any]) -> list[str]:
+    """The summary page: the score, each player's colours, the gleebs eaten and caged."""
+    lines = [" - ".join(f"{name} {summary['scores'][name]}" for name in summary["players"])]
+    for seat, name in enumerate(summary["players"]):
+        lines.append(f"{name} plays {COLOURS[seat]}")
+    lines.append("Eaten: " + (" ".join(summary["eaten"]) or "none"))
+    if summary["pinned"]:
+        lines.append("Grues caged on " + " ".join(summary["pinned"]))
+    lines.append(f"On the board: {len(summary['board'])} stacks")
+    return lines

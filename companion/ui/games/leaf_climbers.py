@@ -215,3 +215,19 @@ def roll_picture(draw: ImageDraw.ImageDraw, view: RollView) -> None:
         text(draw, (SIDE, 10 + 13 * row), line, 12)
     for row, line in enumerate(body):
         text(draw, (SIDE, 36 + 11 * row), line, 10)
+
+
+def summary_lines(summary: dict[str, Any]) -> list[str]:
+    """The summary page, a short fact a line: where each climber stands and how high, who
+    is out, the round and the leaves still falling."""
+    lines = []
+    for name in summary["players"]:
+        at = summary["positions"].get(name)
+        square = (at[0], at[1]) if at else None
+        lines.append(f"{name}: out" if square is None
+                     else f"{name}: {GRID.name(square)}, up {height(summary, square)}")
+    lines.append(f"Round {summary['round']}")
+    lines.append(f"Highest square: {max(map(max, summary['elevation']))}")
+    if summary["falling"]:
+        lines.append(f"Leaves to drop: {summary['falling']}")
+    return lines

@@ -280,3 +280,14 @@ def penguins(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> No
 
 VIEWS: tuple[View, ...] = (("Scores", scores), ("Fish", fish_page), ("Ability, bear", order_page),
                            ("Penguins", penguins))
+
+
+def summary_lines(summary: dict[str, Any]) -> list[str]:
+    """The summary page, a short fact a line: fish and escapes by player in turn order,
+    their abilities, then the bag, the line and the board."""
+    order = summary["order"] or summary["players"]
+    lines = [f"{name}: {summary['fish'][name]} fish, {summary['escapees'][name]} out" for name in order]
+    lines += [f"{name}: {summary['powers'][name]}" for name in order if summary["powers"].get(name)]
+    lines += [f"Round {summary['round']}, bag {summary['bag']}",
+              f"Line {summary['line']}, board {summary['board']}"]
+    return lines

@@ -173,3 +173,15 @@ def tiles_page(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> 
 
 VIEWS: tuple[View, ...] = (("piles", piles_page), ("cards", cards_page), ("players", players_page),
                            ("tiles", tiles_page))
+
+
+def summary_lines(summary: dict[str, Any]) -> list[str]:
+    """The summary page, a short fact a line: lemmings home and cards in hand by player,
+    each pile's top card, the draw pile."""
+    lemmings = summary["lemmings"]
+    lines = [f"{name}: home {summary['finished'][name]}/{lemmings}" for name in summary["players"]]
+    lines.append("Cards: " + ", ".join(f"{name} {summary['hands'][name]}" for name in summary["players"]))
+    tops = [f"{kind} {pile[-1]}" for kind, pile in summary["piles"].items() if pile]
+    lines.append("Piles: " + (", ".join(tops) if tops else "none yet"))
+    lines.append(f"Draw {summary['draw']}, discards {summary['discards']}")
+    return lines
