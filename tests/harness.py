@@ -23,7 +23,7 @@ from companion.io.buttons import PRESETS, ButtonBank, KeyLogic
 from companion.io.display import Output
 from companion.store import Store
 from companion.ui.app import App
-from companion.ui.draw import font
+from companion.ui.draw import font, recording
 from companion.ui.intents import Intent
 
 
@@ -149,7 +149,15 @@ class Harness:
                 for x in range(0, 128 - width + 1):
                     if frame.crop((x, y, x + width, y + height)).tobytes() == raw:
                         return True
+        print("not shown:", words, size, "; shown:", self.texts())
         return False
+
+    def texts(self) -> list[tuple[str, int]]:
+        """The strings the top screen draws now, with their heights (for a failing test's
+        message: what the screen said instead)."""
+        with recording() as drawn:
+            self.app.frame()
+        return [(d.words, d.box[3] - d.box[1]) for d in drawn]
 
     def save(self, path: pathlib.Path) -> None:
         self.screen.save(path)

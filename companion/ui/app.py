@@ -27,6 +27,7 @@ from companion.record import Header, RecordError, UnreadableRecord
 from companion.session import Session
 from companion.store import GameRow, Store, primary
 from companion.ui.draw import BLACK, HEADER, WHITE, WIDTH, blank
+from companion.ui.games import screen_title
 from companion.ui.intents import Intent
 from companion.ui.play import PlayScreen
 from companion.ui.widgets import Item, Menu, Page, Screen
@@ -189,11 +190,12 @@ class App:
     def rules(self) -> None:
         def pages(game_id: str) -> None:
             game = GAMES[game_id]
-            self.push(Menu(game.title, [
-                Item(topic.capitalize() or "Overview", partial(self.push, Page(game.title, body)))
+            title = screen_title(game_id)
+            self.push(Menu(title, [
+                Item(topic.capitalize() or "Overview", partial(self.push, Page(title, body)))
                 for topic, body in game.pages.items()
             ]))
-        self.push(Menu("Rules", [Item(title, partial(pages, game_id)) for game_id, title in TITLES.items()]))
+        self.push(Menu("Rules", [Item(screen_title(game_id), partial(pages, game_id)) for game_id in TITLES]))
 
     def settings(self) -> None:
         def cycle(key: str, choices: tuple[float, ...]) -> Callable[[], None]:
@@ -230,8 +232,8 @@ class App:
         def setup(game_id: str) -> None:
             NewGame(self, game_id).count()
 
-        menu = Menu("New game", [Item(title, partial(setup, game_id))
-                                 for game_id, title in TITLES.items()])
+        menu = Menu("New game", [Item(screen_title(game_id), partial(setup, game_id))
+                                 for game_id in TITLES])
         last = self.store.games(limit=1)  # the table likely plays the same game again
         if last and last[0].game in TITLES:
             menu.cursor = list(TITLES).index(last[0].game)
@@ -271,8 +273,8 @@ def link_marks(image: Image.Image, links: list[bool]) -> None:
 
 
 def title_of(row: GameRow) -> str:
-    """A stored game's title."""
-    return TITLES.get(row.game, row.game)
+    """A stored game's title, as the screen writes it."""
+    return screen_title(row.game)
 
 
 class NewGame:

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from companion.ai import ADVISORS
-from companion.games import TITLES
 from companion.games.base import Choice, Field, Form, Grid, Line, Roll
 from companion.record import Header
 from companion.ui.app import App
 from companion.ui.board import BoardScreen
+from companion.ui.games import screen_title
 from companion.ui.intents import Intent
 from companion.ui.play import PlayScreen
 from companion.ui.widgets import Item, Menu, Numbers, Preview
@@ -49,7 +49,7 @@ class Driver:
         """From the home screen, set up the game the header describes."""
         game = header.game
         self.choose("New game")
-        self.choose(TITLES[game.id])
+        self.choose(screen_title(game.id))
         if game.min_players != game.max_players:
             self.choose(f"{len(header.players)} players")
         for name in header.players:

@@ -20,9 +20,9 @@ from companion.dice import FAIR, device_roll
 from companion.games.base import TABLE, Answer, Choice, Field, Form, Grid, IllegalLine, Line, Prompt, Roll
 from companion.session import Session
 from companion.ui.board import BoardScreen
-from companion.ui.draw import HEADER, HEIGHT, WHITE, WIDTH, arrows, header, label_and_hint, notice, text
+from companion.ui.draw import HEADER, HEIGHT, WHITE, WIDTH, arrows, header, label_and_hint, length, notice, text, wrap
 from companion.ui.figures import Views, corner
-from companion.ui.games import cell_width, painter, panel, roll_picture, summary_lines, views
+from companion.ui.games import cell_width, painter, panel, roll_picture, screen_title, summary_lines, views
 from companion.ui.intents import Intent
 from companion.ui.reveal import Reveal, plain_picture, rolled_faces, shown_lines
 from companion.ui.widgets import Host, Item, Menu, Numbers, Page, Preview, Screen, confirm
@@ -163,7 +163,7 @@ class PlayScreen(Screen):
         def done(faces: tuple[int, ...]) -> None:
             self.by_hand = True
             self.play([ask.line(faces)])
-        self.host.push(Numbers("Faces: " + ask.label, numbers, done, first_digit,
+        self.host.push(Numbers(ask.label, numbers, done, first_digit,
                                carry=not ask.names))  # named faces (squares) never repeat
 
     def fill_form(self, form: Form, values: tuple[int, ...] = ()) -> None:
@@ -240,7 +240,7 @@ class PlayScreen(Screen):
             items.append(Item("Redo", then(self.redo), describe(list(redo.lines))[:12]))
         items += self.hint_items(ask, then)
         items.append(Item("Rules: this step", then(lambda: self.host.push(
-            Page(self.session.game.title, pages.get(topic) or pages.get("", ""))))))
+            Page(screen_title(self.session.game.id), pages.get(topic) or pages.get("", ""))))))
         items += self.view_items(then)
         items.append(Item("Summary", then(self.show_summary)))
         items.append(Item("Leave game", then(self.leave), "resume later"))
@@ -321,11 +321,14 @@ class PlayScreen(Screen):
             header(draw, ask.actor if ask.actor != "table" else "Table", corner(summary))
             move = self.companion_move(ask)
             question = f"Companion: {move.label}" if move else ask.question
-        panel(self.session.game.id)(draw, summary, PANEL)
-        if self.message:  # a long one (a refusal's reason) takes a second line, over the panel
+        if self.message:  # a long one (a refusal's reason) takes the panel's place too
+            if len(wrap(self.message, 11)) == 1:
+                panel(self.session.game.id)(draw, summary, PANEL)
             notice(draw, QUESTION_BASELINE, self.message)
         else:
-            text(draw, (2, QUESTION_BASELINE), question, 11)
+            panel(self.session.game.id)(draw, summary, PANEL)
+            size = 11 if length(question, 11) <= WIDTH - 4 else 10  # a long question: smaller
+            text(draw, (2, QUESTION_BASELINE), question, size)
         items = self.items()
         if not items:
             return

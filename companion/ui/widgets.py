@@ -91,11 +91,11 @@ class Menu(Screen):
         for row, item in enumerate(items[top:top + ROWS]):
             y = HEADER + row * ROW
             chosen = top + row == self.cursor
-            if chosen:
-                draw.rectangle((0, y + 1, WIDTH - 9, y + ROW - 1), fill=WHITE)
-            colour = BLACK if chosen else WHITE
-            label_and_hint(draw, (2, y + 12), WIDTH - 11, item.label, item.hint if chosen else "",
-                           12, colour)
+            if chosen:  # framed, with a solid tab: the inverted bar is the title's alone
+                draw.rectangle((0, y + 1, WIDTH - 9, y + ROW - 1), outline=WHITE)
+                draw.rectangle((0, y + 1, 2, y + ROW - 1), fill=WHITE)
+            label_and_hint(draw, (5, y + 12), WIDTH - 12, item.label, item.hint if chosen else "",
+                           12, WHITE)
         arrows(draw, WIDTH - 7, 15, HEIGHT - 2, top > 0, top + ROWS < len(items))
         if self.message:
             draw.rectangle((0, HEIGHT - 13, WIDTH - 1, HEIGHT - 1), fill=WHITE)
@@ -266,7 +266,7 @@ class Preview(Screen):
     """What an entry will do, to check before it is logged ("... = 1 fish").
 
     The header keeps whose entry it is; the sentence takes the largest type it fits in
-    (12 px for two lines, 11 px for three); under it, "Yes, log it" and "No", as on the
+    (12 px for two lines, the small type for three); under it, "Yes, log it" and "No", as on the
     play screen. "No" goes back to ``change`` the entry, if given; back (or the long press)
     goes back as it is.
     """
@@ -282,11 +282,11 @@ class Preview(Screen):
 
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
         header(draw, self.title, "check")
-        size, lines = 11, wrap(self.body, 11)
+        size, pitch, lines = 10, 10, wrap(self.body, 10)  # three lines: the small type
         if len(wrap(self.body, 12)) <= 2:
-            size, lines = 12, wrap(self.body, 12)
-        for row, line in enumerate(lines[:3]):
-            text(draw, (2, HEADER + (row + 1) * size), line, size)
+            size, pitch, lines = 12, 12, wrap(self.body, 12)
+        for row, line in enumerate(lines[:3]):  # the last clear of the bar under them
+            text(draw, (2, HEADER + 10 + row * pitch), line, size)
         draw.line((0, PREVIEW_BAR, WIDTH - 1, PREVIEW_BAR), fill=WHITE)
         label_and_hint(draw, (9, HEIGHT - 3), WIDTH - 1, self.choices[self.cursor],
                        f"{self.cursor + 1}/2", 12)

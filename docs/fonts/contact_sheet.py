@@ -21,7 +21,7 @@ SCALE = 4
 
 def psf_glyphs(path: str) -> tuple[dict[str, Image.Image], int, int]:
     """A PSF2 console font's glyphs for printable ASCII (index = code point)."""
-    data = gzip.open(path).read() if path.endswith(".gz") else Path(path).read_bytes()
+    data = gzip.decompress(Path(path).read_bytes()) if path.endswith(".gz") else Path(path).read_bytes()
     header, count, size, height, width = (int.from_bytes(data[o:o + 4], "little") for o in (8, 16, 20, 24, 28))
     row = (width + 7) // 8
     glyphs = {}

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from companion.games import TITLES
 from companion.ui.board import Painter, plain_board
 from companion.ui.figures import Panel, View, generic, generic_summary
 from companion.ui.games import gleebs_and_grues, leaf_climbers, microbot_racers, penguin_panic, quick_lemmings
@@ -62,3 +63,12 @@ def summary_lines(game_id: str, summary: dict[str, Any]) -> list[str]:
     """The game menu's summary page, a line a fact, in words (never Python's notation)."""
     own = SUMMARIES.get(game_id)
     return own(summary) if own else generic_summary(summary)
+
+
+#: Titles as the screens write them, where the full one does not fit a line of 12 px type.
+SHORT_TITLES = {"leaf-climbers": "Leaf-Climbers"}
+
+
+def screen_title(game_id: str) -> str:
+    """A game's title on the screen: deliberately shortened where it would be cut."""
+    return SHORT_TITLES.get(game_id, TITLES.get(game_id, game_id))

@@ -54,7 +54,7 @@ def tile(draw: ImageDraw.ImageDraw, box: Box, stack: list[str]) -> None:
     ink = BLACK if top[0] in FIRST_SEAT else WHITE
     draw.rectangle(inner, fill=WHITE if ink == BLACK else BLACK)
     left, top_y, _, bottom = inner
-    text(draw, (left + 1, top_y + 9), top[0], 11, ink)
+    text(draw, (left + 2, top_y + 9), top[0], 10, ink)  # clear of a picked square's corners
     for pip in range(int(top[1])):
         x = left + 1 + 3 * pip
         draw.rectangle((x, bottom - 1, x + 1, bottom), fill=ink)

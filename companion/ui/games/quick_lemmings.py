@@ -63,8 +63,8 @@ def last_play(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> N
         started = len(summary["piles"][played["terrain"]]) == 1
         text(draw, (left, tile_baseline), "no tile left" if started else "no tile", 12, width=x1 - left)
         return
-    draw.rectangle((left, y0 + 8, x1, y1), fill=WHITE)
-    text(draw, (left + 2, tile_baseline), f"lay {tile}", 12, BLACK, x1 - left - 3)
+    draw.rectangle((left, y0 + 9, x1, y1), fill=WHITE)
+    text(draw, (left + 2, y1 - 2), f"lay {tile}", 10, BLACK, x1 - left - 3)
 
 
 def turn_figures(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
