@@ -14,8 +14,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-SAMPLES = ("0O Q 1lI 5S 8B", "LO/3 blue 0/36", "Ann +3 fish (7)", "d4: 1-4  roll 4 dice",
-           "Bob: hazard, health 5", "c4 r6 K2 eats Y2 b3")
+SAMPLES = ("0O Q 1lI 5S 8B", "LO/3 blue 0/36", "d4: 1-4  roll 4 dice", "Bob: hazard, health 5",
+           "Ann: ability? 5 fish")  # the confusable characters, then texts from the screens
 SCALE = 4
 
 
@@ -49,20 +49,23 @@ def panel(title: str, draw_line) -> Image.Image:  # type: ignore[no-untyped-def]
 def main() -> None:
     terminus = ImageFont.truetype("companion/ui/fonts/terminus-normal.otb", 12)
     pillow = ImageFont.load_default(size=11)
+    spleen_small = ImageFont.load("companion/ui/fonts/spleen-5x8.pil")
     columns = [
         panel("Pillow default 11px", lambda im, xy, w: ImageDraw.Draw(im).text(xy, w, font=pillow, fill=1)),
         panel("Terminus 12 (OFL)", lambda im, xy, w: ImageDraw.Draw(im).text(xy, w, font=terminus, fill=1)),
+        panel("Spleen 5x8 (BSD-2)", lambda im, xy, w: ImageDraw.Draw(im).text(xy, w, font=spleen_small, fill=1)),
     ]
-    if len(sys.argv) > 1:
-        glyphs, width, _ = psf_glyphs(sys.argv[1])
+    for source in sys.argv[1:]:
+        glyphs, width, _ = psf_glyphs(source)
 
-        def spleen(image: Image.Image, xy: tuple[int, int], words: str) -> None:
+        def spleen(image: Image.Image, xy: tuple[int, int], words: str,
+                   glyphs: dict[str, Image.Image] = glyphs, width: int = width) -> None:
             for i, ch in enumerate(words):
                 image.paste(glyphs.get(ch, glyphs["?"]), (xy[0] + i * width, xy[1]))
-        columns.append(panel("Spleen 6x12 (BSD-2)", spleen))
-    sheet = Image.new("1", (len(columns) * 132, 76), 0)
+        columns.append(panel(f"Spleen {width}x12 (BSD-2)", spleen))
+    sheet = Image.new("1", (2 * 132, 76 * ((len(columns) + 1) // 2)), 0)
     for i, column in enumerate(columns):
-        sheet.paste(column, (i * 132, 0))
+        sheet.paste(column, ((i % 2) * 132, (i // 2) * 76))
     sheet = sheet.resize((sheet.width * SCALE, sheet.height * SCALE), Image.NEAREST)
     sheet.save("docs/fonts/contact-sheet.png")
 
