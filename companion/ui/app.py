@@ -26,7 +26,7 @@ from companion.games.base import IllegalLine
 from companion.record import Header, RecordError, UnreadableRecord
 from companion.session import Session
 from companion.store import GameRow, Store, primary
-from companion.ui.draw import BLACK, HEADER, WHITE, WIDTH, blank
+from companion.ui.draw import BLACK, HEADER, WHITE, WIDTH, blank, recording
 from companion.ui.games import screen_title
 from companion.ui.intents import Intent
 from companion.ui.play import PlayScreen
@@ -97,7 +97,9 @@ class App:
     def frame(self) -> Image.Image:
         """The top screen, drawn afresh."""
         image = blank()
-        self.top.draw(ImageDraw.Draw(image))
+        with recording() as drawn:  # what it says, for a terminal too small for the picture
+            self.top.draw(ImageDraw.Draw(image))
+        image.info["texts"] = tuple((d.words, d.box, d.fill) for d in drawn)
         if self.links:
             link_marks(image, [self.links[name] for name in sorted(self.links)])
         return image
