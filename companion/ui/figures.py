@@ -69,9 +69,9 @@ def corner(summary: dict[str, Any]) -> str:
 
 
 def whose(summary: dict[str, Any]) -> str:
-    """Whose turn it is, as the header says it."""
+    """Whose turn it is, as the header says it (short: a page's name shares the bar)."""
     if summary["over"]:
-        return "Game over"
+        return "Over"
     return "Table" if summary["next"] == "table" else str(summary["next"])
 
 
