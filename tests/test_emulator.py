@@ -50,8 +50,8 @@ def test_capture_mode_prints_no_pygame_greeting(tmp_path: pathlib.Path) -> None:
     pytest.importorskip("pygame")
     env = {k: v for k, v in os.environ.items() if k != "PYGAME_HIDE_SUPPORT_PROMPT"}
     env["PYTHONPATH"] = str(ROOT)
-    run = subprocess.run([sys.executable, "-c", "from companion.io.display import capture_device; "
-                          f"capture_device({str(tmp_path)!r})"],
+    code = f"from companion.io.display import capture_device; capture_device({str(tmp_path)!r})"
+    run = subprocess.run([sys.executable, "-c", code],
                          capture_output=True, text=True, env=env, timeout=60, check=False)
     assert run.returncode == 0, run.stderr
     assert "pygame" not in run.stdout + run.stderr
