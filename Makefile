@@ -13,11 +13,12 @@ $(STAMP): pyproject.toml
 	$(VENV)/bin/pip install --quiet -e '.[test,emulator]'
 	touch $(STAMP)
 
+# No --state: the games go where `companion games` and `companion export` look by default.
 emulator: $(STAMP)
-	$(VENV)/bin/companion run --emulator terminal --state .state
+	$(VENV)/bin/companion run --emulator terminal
 
 window: $(STAMP)
-	$(VENV)/bin/companion run --emulator pygame --state .state
+	$(VENV)/bin/companion run --emulator pygame
 
 # Lint and types first (seconds), then every test on every core.
 test: $(STAMP)

@@ -121,6 +121,8 @@ class Interactions:
     redraw_bytes: int = 0
     page_events: int = 0  # snapshots the slowest open phone page received
     skipped: list[str] = field(default_factory=list)
+    #: Per game: presses and record lines typed (set-up and leaving count as presses).
+    games: dict[str, list[int]] = field(default_factory=dict)
 
 
 def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.Path,
@@ -171,6 +173,7 @@ def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.P
 
     driver = Driver(app, press)
     for replayed in records:
+        presses = len(out.commit)
         driver.new_game(replayed.header)
         try:
             for line in replayed.actions:
@@ -178,6 +181,9 @@ def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.P
         except Exception as err:  # report, and go on with the rest of the session
             out.skipped.append(f"{replayed.header.game.id}: {err}")
         driver.leave_game()
+        tally = out.games.setdefault(replayed.header.game.id, [0, 0])
+        tally[0] += len(out.commit) - presses
+        tally[1] += len(replayed.actions)
     before = panels.bytes()
     daemon.refresh()  # the same screen again: nothing may go out
     out.redraw_bytes = sum(panels.bytes().values()) - sum(before.values())
@@ -455,6 +461,12 @@ def report_bytes(found: Interactions) -> None:
         print(f"    not entered: {skipped}")
 
 
+def report_presses(found: Interactions) -> None:
+    """Presses per record line, each game (its set-up and leaving included)."""
+    for game, (presses, lines) in sorted(found.games.items()):
+        print(f"    {game}: {presses} presses for {lines} lines, {presses / max(1, lines):.2f} a line")
+
+
 def report_chip(kind: str, ours: list[int], wire: list[tuple[int, int]],
                 luma: list[tuple[int, int]]) -> None:
     """Bytes per press on one chip: handed to the interface, and on the I2C wire."""
@@ -513,7 +525,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         work = pathlib.Path(scratch)
         print(f"benchmark session: {len(records)} records, "
               f"{sum(len(r.actions) for r in records)} lines, typed in through the screens")
-        report_bytes(play_session(records, True, work))
+        found = play_session(records, True, work)
+        report_bytes(found)
+        report_presses(found)
         report_latency(play_session(records, False, work))
         with_pages = play_session(records, False, work, pages=PAGES)
         print(f"with the phone view on and {PAGES} pages open ({with_pages.page_events} updates each):")

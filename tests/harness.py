@@ -38,7 +38,7 @@ from companion.record import replay_text
 from companion.session import Session
 from companion.store import Store
 from companion.ui.app import App
-from companion.ui.draw import font
+from companion.ui.draw import font, recording
 from companion.ui.intents import Intent
 
 
@@ -164,7 +164,19 @@ class Harness:
                 for x in range(128 - width + 1):
                     if frame.crop((x, y, x + width, y + height)).tobytes() == raw:
                         return True
+        print("not shown:", words, size, "; shown:", self.texts())
         return False
+
+    def texts(self) -> list[tuple[str, int]]:
+        """The strings the top screen draws now, with their heights (for a failing test's
+        message: what the screen said instead)."""
+        with recording() as drawn:
+            self.app.frame()
+        return [(d.words, d.box[3] - d.box[1]) for d in drawn]
+
+    def says(self, words: str) -> bool:
+        """Whether any string the top screen draws contains ``words`` (whatever its size)."""
+        return any(words in drawn for drawn, _ in self.texts())
 
     def save(self, path: pathlib.Path) -> None:
         self.screen.save(path)

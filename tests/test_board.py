@@ -52,8 +52,9 @@ def test_a_refused_square_keeps_the_board_open_with_the_reason() -> None:
     board, host = screen(done, refuse="b2 holds no stack you control"), Host()
     board.on(Intent("right"), host)
     board.on(Intent("up"), host)
-    board.on(Intent("select"), host)
-    board.on(Intent("select"), host)
+    board.on(Intent("select"), host)  # b2
+    board.on(Intent("up"), host)
+    board.on(Intent("select"), host)  # b3
     assert host.popped == 0
     assert board.message == "b2 holds no stack you control"
     image = blank()
@@ -68,3 +69,26 @@ def test_back_takes_back_the_first_pick_before_leaving() -> None:
     assert board.picked == () and host.popped == 0
     board.on(Intent("back"), host)
     assert host.popped == 1
+
+
+def test_select_on_the_square_already_picked_unpicks_it_instead_of_sending_a_line() -> None:
+    done: list[Line] = []
+    board, host = screen(done, refuse="a stack moves straight along a row or column"), Host()
+    board.on(Intent("select"), host)  # a1 picked
+    board.on(Intent("select"), host)  # a1 again: a change of mind
+    assert board.picked == () and done == [] and board.message == ""
+
+
+def test_the_context_key_opens_the_game_menu_from_the_board() -> None:
+    opened: list[bool] = []
+    board = BoardScreen(GRID, plain_board, dict, lambda line: "", "Move a stack",
+                        menu=lambda: opened.append(True))
+    board.on(Intent("context"), Host())
+    assert opened == [True]
+
+
+def test_the_only_square_the_rules_allow_next_is_under_the_cursor() -> None:
+    board, host = screen([]), Host()
+    board.cursor = (3, 3)
+    board.on(Intent("select"), host)  # c3: its stack can only go to c4
+    assert board.cursor == (3, 4)

@@ -5,59 +5,19 @@ from __future__ import annotations
 
 import json
 import pathlib
-import random
 import re
 from collections.abc import Iterator
 
 import pytest
 
-from companion.config import Config
-from companion.console import Console
 from companion.record import replay_text, summary
 from companion.store import Store
-from companion.ui.app import App
 from companion.ui.play import PlayScreen
 from companion.ui.widgets import Numbers
+from tests.consoles import ConsoleBox as Box
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 RACE = GOLDEN / "microbot-racers" / "lap-win.record"
-
-
-class Box:
-    """An app with a console attached, as the daemon wires them (no devices)."""
-
-    def __init__(self, directory: pathlib.Path) -> None:
-        self.store = Store(str(directory / "games.sqlite"))
-        self.app = App(self.store, Config(), directory, rng=random.Random(3))
-        self.console = Console(self.app)
-
-    def send(self, text: str | bytes, port: str = "serial 1") -> str | None:
-        data = text.encode("utf-8") if isinstance(text, str) else text
-        return self.console.line(data, port=port).answer
-
-    def ok(self, *lines: str) -> list[str]:
-        """Send lines that must all be accepted; their answers after ``ok``."""
-        out = []
-        for line in lines:
-            answer = self.send(line)
-            assert answer is not None and (answer == "ok" or answer.startswith("ok ")), (line, answer)
-            out.append(answer[3:])
-        return out
-
-    def error(self, line: str | bytes) -> str:
-        """Send a line that must be refused, and check that nothing changed."""
-        session = self.app.session
-        before = (session.gid, session.head, session.state) if session else None
-        answer = self.send(line)
-        assert answer is not None and answer.startswith("error: "), (line, answer)
-        session = self.app.session
-        assert ((session.gid, session.head, session.state) if session else None) == before
-        return answer[len("error: "):]
-
-    def state(self) -> dict[str, object]:
-        (said,) = self.ok("state")
-        parsed: dict[str, object] = json.loads(said)
-        return parsed
 
 
 @pytest.fixture

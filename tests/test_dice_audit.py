@@ -240,8 +240,9 @@ def choose_on_play_screen(box: Harness, label: str) -> None:
     assert isinstance(screen, PlayScreen)
     labels = [item.label for item in screen.items()]
     assert label in labels, labels
-    for _ in range(labels.index(label) - screen.cursor):
-        box.press("down")
+    steps = labels.index(label) - screen.cursor  # the cursor may start below it (typed faces)
+    for _ in range(abs(steps)):
+        box.press("down" if steps > 0 else "up")
     box.press("select")
 
 

@@ -39,10 +39,9 @@ from companion.io.serial import SerialLine
 from companion.record import MAX_RECORD_BYTES, Header, RecordReader, UnreadableRecord
 from companion.session import Session
 from companion.store import Store
-from tests.harness import Harness
-from tests.test_console import Box
-from tests.test_process import COMPANION, ENV
-from tests.test_serial import Loop, attach, step_until
+from tests.consoles import ConsoleBox as Box
+from tests.consoles import Loop, attach, step_until
+from tests.harness import COMPANION, ENV, Harness
 
 MiB = 2 ** 20
 LONG = "9" * 4301  # one digit past Python's limit on converting digit strings

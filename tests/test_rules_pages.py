@@ -43,7 +43,7 @@ HOUSE_DEFAULTS = [
     ("gleebs-and-grues", "end", "also one whose steps were skipped"),
     ("gleebs-and-grues", "end", "a lone gleeb is a stack of one"),
     ("quick-lemmings", "", "even if an opponent's push carried the last one over"),
-    ("quick-lemmings", "setup", "0,0,1,1,2,2,2,3,3,4,4"),
+    ("quick-lemmings", "setup", "0 0 1 1 2 2 2 3 3 4 4"),
 ]
 
 

@@ -43,7 +43,7 @@ def test_device_roll_is_stored_before_it_is_shown(box: Harness, tmp_path: pathli
     stored = Session(box.store, box.app.session.gid)  # a fresh reader of the file
     assert stored.head == 1
     ann, bob = stored.store.entries(stored.gid)[0].lines[-1].split()[2:]
-    assert box.shows(f"Ann {ann}, Bob {bob}", 11)
+    assert box.says(f"Ann {ann}, Bob {bob}"), box.texts()
     p1 = stored.summary()["p1"]
     assert box.shows(p1)  # whose turn, in the header
     box.press("down")

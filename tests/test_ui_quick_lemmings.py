@@ -90,7 +90,7 @@ def test_after_a_new_pile_the_points_and_the_tile_are_shown_large(box: Harness) 
     assert box.shows("Bob")  # the turn has passed
     box.wait(3)  # the result line has gone from over the panel
     assert box.shows("3", 20) and box.shows("pts", 10)
-    assert box.shows("lay mountain", 12)
+    assert box.shows("lay mountain", 10)
     assert box.shows("Ann: mountain 3", 9)  # whose points they are
 
 

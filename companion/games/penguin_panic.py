@@ -266,7 +266,7 @@ class PenguinPanic(Game[State]):
             "red, yellow, green, blue, purple (house default, option).",
         "line": "A round starts by drawing 12 penguins from the bag into the line, in "
                 "order. If the bag holds fewer than 12 the game is over (house default: "
-                "'not enough' means fewer than 12).",
+                "\"not enough\" means fewer than 12).",
         "bribe": "In turn order take an empty ability space 1-7. The highest empty space "
                  "is free; each empty space above yours costs 1 fish (2 with two players). "
                  "You cannot pay more fish than you have (house default). The new turn "
@@ -282,8 +282,8 @@ class PenguinPanic(Game[State]):
                 "again (house default: you must). A 6 names no circle, except with "
                 "ability 1.",
         "place": "Put the penguin in an empty igloo of a circle a die names. Then tell "
-                 "the box 'linked': the same-colour penguins linked to it, itself "
-                 "included; and 'coloured': how many of those sit on coloured centre "
+                 "the box \"linked\": the same-colour penguins linked to it, itself "
+                 "included; and \"coloured\": how many of those sit on coloured centre "
                  "igloos. Fish = linked - coloured - ability penalty; never below 0, at "
                  "most 10 in all. The box shows the sum before it counts.",
         "complete": "A circle with no empty igloo loses all its penguins of the biggest "

@@ -169,11 +169,11 @@ class QuickLemmings(Game[State]):
             "(house default). The companion tracks cards, piles, tiles and points; it "
             "cannot see hands, so it only refuses cards it knows are in sight.",
         "setup": "Terrains: forest, water, mountain, swamp, desert. Each has cards valued "
-                 "0,0,1,1,2,2,2,3,3,4,4 (house default; a record option), 3 tiles, plus 6 "
+                 "0 0 1 1 2 2 2 3 3 4 4 (house default; a record option), 3 tiles, plus 6 "
                  "meadow tiles. A 2 of each terrain starts its pile. Deal: the first "
                  "player gets 7 minus the players, each next seat one more, the last 6.",
         "turn": "On your turn either refill your hand or play one card. Then the next "
-                "seat is on. The game menu's 'piles' page shows, for each card value down "
+                "seat is on. The game menu's \"piles\" page shows, for each card value down "
                 "the side, the points it gives on each pile now; a white cell starts a new "
                 "pile and lays a tile (m: a meadow; outlined: none left; a dot: no such "
                 "card can be in a hand).",

@@ -11,11 +11,12 @@ import atexit
 import contextlib
 import io
 import logging
+import os
 import shlex
 import shutil
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NoReturn, Protocol, TextIO
 
@@ -143,8 +144,14 @@ def parse_flags(parser: argparse.ArgumentParser, flags: str) -> argparse.Namespa
         raise DisplayError(f"luma refused the display flags {flags!r}") from None
 
 
+def quiet_pygame() -> None:
+    """pygame greets on import ("Hello from the pygame community"); not in our output."""
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+
 def capture_device(directory: str) -> Any:
     """luma.emulator's capture device: one PNG per frame, twice the size."""
+    quiet_pygame()
     from luma.emulator.device import capture
 
     return capture(width=128, height=64, mode="1", transform="identity", scale=2,
@@ -153,6 +160,7 @@ def capture_device(directory: str) -> Any:
 
 def pygame_device() -> Any:
     """luma.emulator's window."""
+    quiet_pygame()
     from luma.emulator.device import pygame
 
     return pygame(width=128, height=64, mode="1", transform="scale2x", scale=3)
@@ -163,7 +171,7 @@ QUADRANTS = " ▗▖▄▝▐▞▟▘▚▌▙▀▜▛█"
 #: Braille dot bits for a 2x4 cell, by (column, row).
 BRAILLE = {(0, 0): 0x01, (0, 1): 0x02, (0, 2): 0x04, (1, 0): 0x08, (1, 1): 0x10,
            (1, 2): 0x20, (0, 3): 0x40, (1, 3): 0x80}
-HELP = "arrows move  Enter select  Esc back  m menu  u undo  y redo  r roll  0-9 faces  q quit"
+HELP = "arrows Enter:select Esc:back m:menu u:undo y:redo r:roll 0-9:faces q:quit"  # < 80
 
 
 class TerminalDisplay:
@@ -171,8 +179,9 @@ class TerminalDisplay:
 
     luma.emulator's terminal modes import pygame and insist on a tty for stdout; this one
     needs nothing. A tall terminal gets 2x2 pixels a character (64x32, easy to read); an
-    ordinary 80x24 one gets Braille cells of 2x4 pixels (64x16). A dimmed panel is drawn
-    faint, a blanked one empty.
+    ordinary 80x24 one gets Braille cells of 2x4 pixels (64x16) for the pictures, with the
+    screen's words written over them as letters (the frame carries what it wrote, in
+    ``image.info["texts"]``). A dimmed panel is drawn faint, a blanked one empty.
     """
 
     mode = "1"
@@ -182,8 +191,10 @@ class TerminalDisplay:
         self.faint = False
         self.hidden = False
         self.last: Image.Image | None = None
+        self.texts: tuple[tuple[str, tuple[int, int, int, int], int], ...] = ()
 
     def display(self, image: Image.Image) -> None:
+        self.texts = image.info.get("texts", ())
         self.last = image.convert("1")
         self._paint()
 
@@ -207,11 +218,12 @@ class TerminalDisplay:
         if self.last is None:
             return
         size = shutil.get_terminal_size((80, 24))
-        rows = render_quadrants(self.last) if size.lines >= 36 else render_braille(self.last)
+        rows = render_quadrants(self.last) if size.lines >= 36 else render_braille(self.last, self.texts)
+        columns = self.last.width // 2  # rows may hold escape codes: count cells, not chars
         if self.hidden:
-            rows = [" " * len(rows[0])] * len(rows)
+            rows = [" " * columns] * len(rows)
         style = "\x1b[2m" if self.faint else "\x1b[0m"
-        border = "+" + "-" * len(rows[0]) + "+"
+        border = "+" + "-" * columns + "+"
         body = "\r\n".join(f"|{style}{row}\x1b[0m|" for row in rows)
         self.out.write(f"\x1b[H{border}\r\n{body}\r\n{border}\r\n{HELP[:size.columns - 1]}\x1b[K")
         self.out.flush()
@@ -234,13 +246,26 @@ def render_quadrants(image: Image.Image) -> list[str]:
             for y in range(0, height, 2)]
 
 
-def render_braille(image: Image.Image) -> list[str]:
-    """A 1-bit image as rows of Braille characters (2x4 pixels each)."""
+def render_braille(image: Image.Image,
+                   texts: Sequence[tuple[str, tuple[int, int, int, int], int]] = ()) -> list[str]:
+    """A 1-bit image as rows of Braille characters (2x4 pixels each); each of ``texts``
+    (words, ink box, colour) is written as letters on the middle row of its box, in reverse
+    video when drawn dark on light, the Braille under its box cleared."""
     lit = _lit(image)
     width, height = image.size
-    return ["".join(chr(0x2800 + sum(bit for (dx, dy), bit in BRAILLE.items() if lit(x + dx, y + dy)))
-                    for x in range(0, width, 2))
-            for y in range(0, height, 4)]
+    cells = [[chr(0x2800 + sum(bit for (dx, dy), bit in BRAILLE.items() if lit(x + dx, y + dy)))
+              for x in range(0, width, 2)]
+             for y in range(0, height, 4)]
+    for words, (x0, y0, x1, y1), fill in texts:
+        ground = " " if fill else "\u28ff"
+        top, bottom = max(0, y0 // 4), min(len(cells) - 1, (y1 - 1) // 4)
+        left, right = max(0, x0 // 2), min(len(cells[0]) - 1, (x1 - 1) // 2)
+        for row in range(top, bottom + 1):
+            cells[row][left:right + 1] = [ground] * (right + 1 - left)
+        row = (top + bottom + 1) // 2
+        for column, char in enumerate(words[:len(cells[0]) - left], start=left):
+            cells[row][column] = char if fill else f"\x1b[7m{char}\x1b[27m"
+    return ["".join(row) for row in cells]
 
 
 class NoDisplay:
@@ -291,6 +316,7 @@ class Output:
         if offset != (0, 0):
             moved = Image.new("1", image.size, 0)
             moved.paste(image, offset)
+            moved.info = dict(image.info)
             image = moved
         raw = image.tobytes()
         if raw == self.last:

@@ -28,7 +28,8 @@ from companion.phone import PhoneView
 from companion.record import Header, RecordError, UnreadableRecord
 from companion.session import Session
 from companion.store import GameRow, Store, Unreadable, primary
-from companion.ui.draw import BLACK, HEADER, WHITE, WIDTH, blank
+from companion.ui.draw import BLACK, HEADER, WHITE, WIDTH, blank, recording
+from companion.ui.games import screen_title
 from companion.ui.intents import ENCODER, TILT, Intent
 from companion.ui.keytest import KeyEdge, KeyTest, PatternTest
 from companion.ui.play import PlayScreen
@@ -90,6 +91,8 @@ class App:
     def handle(self, intent: Intent) -> None:
         """One press; a message on screen lasts until the next one."""
         self.top.message = ""
+        if intent.kind in ("undo", "redo"):
+            self.to_play_screen()  # from the game menu or a half-made entry: undo is undo
         try:
             self.top.on(intent, self)
         except sqlite3.Error as err:  # a full disk, a failing card: refused, nothing changed
@@ -113,7 +116,9 @@ class App:
     def frame(self) -> Image.Image:
         """The top screen, drawn afresh."""
         image = blank()
-        self.top.draw(ImageDraw.Draw(image))
+        with recording() as drawn:  # what it says, for a terminal too small for the picture
+            self.top.draw(ImageDraw.Draw(image))
+        image.info["texts"] = tuple((d.words, d.box, d.fill) for d in drawn)
         if self.links:
             link_marks(image, [self.links[name] for name in sorted(self.links)])
         return image
@@ -135,6 +140,13 @@ class App:
         self.links[name] = connected
         if known or not connected:
             self.toast(f"{name}: {'connected' if connected else 'not connected'}")
+
+    def to_play_screen(self) -> None:
+        """Close whatever is open above the game being played, if one is."""
+        for depth, screen in enumerate(self.stack):
+            if isinstance(screen, PlayScreen):
+                del self.stack[depth + 1:]
+                return
 
     def remote(self, message: str = "") -> None:
         """The game changed from outside the screens (a serial line): its play screen comes
@@ -209,11 +221,12 @@ class App:
     def rules(self) -> None:
         def pages(game_id: str) -> None:
             game = GAMES[game_id]
-            self.push(Menu(game.title, [
-                Item(topic.capitalize() or "Overview", partial(self.push, Page(game.title, body)))
+            title = screen_title(game_id)
+            self.push(Menu(title, [
+                Item(topic.capitalize() or "Overview", partial(self.push, Page(title, body)))
                 for topic, body in game.pages.items()
             ]))
-        self.push(Menu("Rules", [Item(title, partial(pages, game_id)) for game_id, title in TITLES.items()]))
+        self.push(Menu("Rules", [Item(screen_title(game_id), partial(pages, game_id)) for game_id in TITLES]))
 
     def settings(self) -> None:
         def cycle(key: str, choices: tuple[float, ...]) -> Callable[[], None]:
@@ -297,8 +310,12 @@ class App:
         def setup(game_id: str) -> None:
             NewGame(self, game_id).count()
 
-        self.push(Menu("New game", [Item(title, partial(setup, game_id))
-                                    for game_id, title in TITLES.items()]))
+        menu = Menu("New game", [Item(screen_title(game_id), partial(setup, game_id))
+                                 for game_id in TITLES])
+        last = self.store.games(limit=1)  # the table likely plays the same game again
+        if last and last[0].game in TITLES:
+            menu.cursor = list(TITLES).index(last[0].game)
+        self.push(menu)
 
 
 def next_of(choices: tuple[str, ...], now: str) -> str:
@@ -334,8 +351,8 @@ def link_marks(image: Image.Image, links: list[bool]) -> None:
 
 
 def title_of(row: GameRow) -> str:
-    """A stored game's title."""
-    return TITLES.get(row.game, row.game)
+    """A stored game's title, as the screen writes it."""
+    return screen_title(row.game)
 
 
 class NewGame:

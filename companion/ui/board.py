@@ -66,20 +66,23 @@ class BoardScreen(Screen):
     """Pick ``grid.steps`` squares, then hand the line over to be played."""
 
     def __init__(self, grid: Grid, painter: Painter, summary: Callable[[], dict[str, Any]],
-                 done: Callable[[Line], str], question: str, cell_width: int = 0) -> None:
+                 done: Callable[[Line], str], question: str, cell_width: int = 0,
+                 menu: Callable[[], None] | None = None) -> None:
         """``done`` plays the line and answers "" or the rules' reason for refusing it.
 
         ``cell_width`` widens the squares beyond their height, for a painter that writes
-        more than one mark in a square; 0 keeps them square.
+        more than one mark in a square; 0 keeps them square. ``menu`` opens the game menu
+        (the context key), as it does from the play screen.
         """
+        self.menu = menu
         self.grid = grid
         self.cell_width = cell_width
         self.painter = painter
         self.summary = summary
         self.done = done
         self.question = question
-        self.cursor: Square = grid.start
         self.picked: tuple[Square, ...] = ()
+        self.cursor: Square = self._only() or grid.start
 
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
         size = min(HEIGHT // self.grid.rows, 64 // self.grid.cols)
@@ -99,7 +102,9 @@ class BoardScreen(Screen):
     def on(self, intent: Intent, host: Host) -> None:
         kind = intent.kind
         if kind in ("up", "down", "left", "right"):
-            self.cursor = self._moved(kind)
+            self.cursor = self.moved(self.cursor, kind)
+        elif kind == "select" and self.cursor in self.picked:  # picked by mistake: unpick
+            self.picked = self.picked[:self.picked.index(self.cursor)]
         elif kind == "select":
             self.picked += (self.cursor,)
             if len(self.picked) == self.grid.steps:
@@ -109,15 +114,26 @@ class BoardScreen(Screen):
                     self.message = refusal
                 else:
                     host.pop()
+            else:
+                self.cursor = self._only() or self.cursor
+        elif kind == "context" and self.menu is not None:
+            self.menu()
         elif kind in ("back", "context"):
             if self.picked:
                 self.picked = self.picked[:-1]
             else:
                 host.pop()
 
-    def _moved(self, kind: str) -> Square:
+    def _only(self) -> Square | None:
+        """The one square the rules allow next, if there is just one: the cursor goes
+        there, so the only legal answer is one press."""
+        marked = self.grid.marked(self.picked)
+        return next(iter(marked)) if len(marked) == 1 else None
+
+    def moved(self, square: Square, kind: str) -> Square:
+        """Where a press of ``kind`` takes the cursor from ``square``."""
         cols, rows = self.grid.cols, self.grid.rows
-        col, row = self.cursor
+        col, row = square
         if kind == "left":
             return (cols if col == 1 else col - 1, row)
         if kind == "right":

@@ -6,7 +6,11 @@ Sizes follow what reads at arm's length on the real panel: 12 px and up for what
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import cache, lru_cache
+from importlib import resources
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -14,13 +18,32 @@ WIDTH, HEIGHT = 128, 64
 WHITE, BLACK = 1, 0
 HEADER = 14  # rows of the top bar: 12 px type with room for descenders
 
+#: Two pixel fonts made for small screens, each with a slashed zero and 1/l/I, 5/S, 8/B
+#: told apart (docs/fonts.md compares them with Pillow's own): Spleen 5x8 (BSD-2,
+#: fonts/LICENSE-Spleen.txt) for the small figures of panels and hints, and Terminus Font
+#: (SIL OFL 1.1, fonts/LICENSE-Terminus.txt) for words, choices and titles. Terminus is an
+#: OpenType bitmap font that FreeType draws pixel for pixel at its fixed strikes; Spleen
+#: comes from Debian as a console font, converted to PIL's format (docs/fonts/psf_to_pil.py).
+FONTS = resources.files("companion.ui") / "fonts"
+STRIKES = (12, 14, 16, 18, 20, 22, 24, 28, 32)
+SMALL = 10  # roles of this size and under: Spleen 5x8
+SMALL_ASCENT = 7  # rows of Spleen 5x8 above its baseline
+
+Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
+
+
 @cache
-def font(size: int) -> ImageFont.FreeTypeFont:
-    """Pillow's bundled scalable font: no font file needed on the Pi."""
-    face = ImageFont.load_default(size=size)
-    if not isinstance(face, ImageFont.FreeTypeFont):  # Pillow before 10.1: a bitmap font
-        raise RuntimeError("Pillow 10.1 or later is needed for its scalable font")
-    return face
+def font(size: int) -> Font:
+    """The face for a role's size: small figures (10) Spleen 5x8; words (11) Terminus 12;
+    titles and choices (12) Terminus 12 bold; larger sizes the largest bold strike that fits.
+    """
+    if size <= SMALL:
+        with resources.as_file(FONTS / "spleen-5x8.pil") as path:
+            return ImageFont.load(str(path))
+    strike = max(s for s in STRIKES if s <= max(size, 12))
+    weight = "bold" if size >= 12 else "normal"
+    with resources.as_file(FONTS / f"terminus-{weight}.otb") as path:
+        return ImageFont.truetype(str(path), strike)
 
 
 def blank() -> Image.Image:
@@ -36,7 +59,10 @@ def blank() -> Image.Image:
 @lru_cache(maxsize=4096)
 def length(words: str, size: int) -> float:
     """Width of a string in pixels."""
-    return float(font(size).getlength(words, mode="1"))  # 1-bit glyphs are hinted wider
+    face = font(size)
+    if isinstance(face, ImageFont.FreeTypeFont):
+        return float(face.getlength(words, mode="1"))
+    return float(face.getlength(words))
 
 
 @lru_cache(maxsize=2048)
@@ -59,19 +85,57 @@ def rendered(words: str, size: int, anchor: str) -> tuple[Image.Image | None, in
     reach = int(length(words, size)) + 2 * size + 4
     origin = (reach, 2 * size)
     canvas = Image.new("1", (2 * reach, 4 * size), 0)
-    ImageDraw.Draw(canvas).text(origin, words, font=font(size), fill=1, anchor=anchor)
+    face = font(size)
+    if isinstance(face, ImageFont.FreeTypeFont):
+        ImageDraw.Draw(canvas).text(origin, words, font=face, fill=1, anchor=anchor)
+    else:  # PIL's bitmap fonts draw from their top left: place the anchor by hand
+        shift = {"l": 0.0, "m": length(words, size) / 2, "r": length(words, size)}[anchor[0]]
+        drop = {"a": 0, "t": 0, "m": SMALL_ASCENT // 2, "s": SMALL_ASCENT}[anchor[1]]
+        ImageDraw.Draw(canvas).text((origin[0] - int(shift), origin[1] - drop), words, font=face, fill=1)
     box = canvas.getbbox()
     if box is None:  # nothing but spaces
         return None, 0, 0
     return canvas.crop(box), box[0] - origin[0], box[1] - origin[1]
 
 
+@dataclass(frozen=True)
+class Drawn:
+    """One string as drawn: its words (``cut`` when shortened to fit), colour, ink box
+    (left, top, right, bottom; exclusive) and ink mask."""
+
+    words: str
+    cut: bool
+    fill: int
+    box: tuple[int, int, int, int]
+    mask: Image.Image
+
+
+#: While a list is set here, every string drawn is appended to it (the layout tests read
+#: what each screen wrote, and where).
+_recording: list[list[Drawn]] = []
+
+
+@contextmanager
+def recording() -> Iterator[list[Drawn]]:
+    """Collect every string drawn inside the ``with`` block."""
+    found: list[Drawn] = []
+    _recording.append(found)
+    try:
+        yield found
+    finally:
+        _recording.remove(found)
+
+
 def text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], words: str, size: int,
          fill: int = WHITE, width: int = WIDTH, anchor: str = "ls") -> None:
     """Draw one line at a baseline, cut to ``width``."""
-    mask, left, top = rendered(fit(words, size, width), size, anchor)
+    shown = fit(words, size, width)
+    mask, left, top = rendered(shown, size, anchor)
     if mask is not None:
-        draw.bitmap((xy[0] + left, xy[1] + top), mask, fill=fill)
+        x, y = xy[0] + left, xy[1] + top
+        draw.bitmap((x, y), mask, fill=fill)
+        for found in _recording:
+            found.append(Drawn(shown, shown != words, fill, (x, y, x + mask.width, y + mask.height), mask))
 
 
 def header(draw: ImageDraw.ImageDraw, left: str, right: str = "") -> None:
@@ -134,7 +198,7 @@ def label_and_hint(draw: ImageDraw.ImageDraw, xy: tuple[int, int], right: int, l
     x, baseline = xy
     label_width = length(label, size)
     hint_width = length(hint, 10) if hint else 0
-    if hint and x + label_width + 6 + hint_width <= right:
+    if hint and x + label_width + 4 + hint_width <= right:
         text(draw, (right, baseline), hint, 10, fill, anchor="rs")
     text(draw, (x, baseline), label, size, fill, right - x)
 
@@ -144,7 +208,7 @@ def notice(draw: ImageDraw.ImageDraw, baseline: int, message: str) -> None:
     across the screen, the last on ``baseline``: it covers what is above until the next press.
     """
     lines = wrap(message, 11)[:2]
-    top = baseline - 10 - 11 * (len(lines) - 1)
+    top = baseline - 10 - 12 * (len(lines) - 1)
     draw.rectangle((0, top, WIDTH - 1, baseline + 2), fill=WHITE)
     for row, line in enumerate(lines):
-        text(draw, (2, top + 10 + 11 * row), line, 11, BLACK)
+        text(draw, (2, top + 10 + 12 * row), line, 11, BLACK)

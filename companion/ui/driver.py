@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from companion.ai import ADVISORS
-from companion.games import TITLES
 from companion.games.base import Choice, Field, Form, Grid, Line, Roll
 from companion.record import Header
 from companion.ui.app import App
 from companion.ui.board import BoardScreen
+from companion.ui.games import screen_title
 from companion.ui.intents import Intent
 from companion.ui.play import PlayScreen
 from companion.ui.widgets import Item, Menu, Numbers, Preview
@@ -43,13 +43,13 @@ class Driver:
         labels = [item.label for item in items]
         if label not in labels:
             raise DriverError(f"{menu.title!r} offers no {label!r} (it has {labels})")
-        self._select(labels.index(label), menu.cursor, len(items))
+        self._straight(labels.index(label) - menu.cursor)
 
     def new_game(self, header: Header) -> None:
         """From the home screen, set up the game the header describes."""
         game = header.game
         self.choose("New game")
-        self.choose(TITLES[game.id])
+        self.choose(screen_title(game.id))
         if game.min_players != game.max_players:
             self.choose(f"{len(header.players)} players")
         for name in header.players:
@@ -67,7 +67,12 @@ class Driver:
         """Back out of whatever is open to the play screen, then leave through the game menu."""
         while not isinstance(self.app.top, PlayScreen) and len(self.app.stack) > 1:
             self.press(Intent("back"))
-        if isinstance(self.app.top, PlayScreen):
+        screen = self.app.top
+        if isinstance(screen, PlayScreen):
+            items = [item.label for item in screen.items()]
+            if "Leave" in items:  # a finished game's own list
+                self._select(items.index("Leave"), screen.cursor, len(items))
+                return
             self.press(Intent("context"))
             self.choose("Leave game")
 
@@ -114,6 +119,12 @@ class Driver:
             self.press(Intent(kind))
         self.press(Intent("select"))
 
+    def _straight(self, distance: int) -> None:
+        """Go ``distance`` steps down a list that stops at its ends (a menu), and select."""
+        for _ in range(abs(distance)):
+            self.press(Intent("down" if distance > 0 else "up"))
+        self.press(Intent("select"))
+
     def _select(self, index: int, cursor: int, count: int) -> None:
         self._walk("down", "up", index - cursor, count)
 
@@ -133,9 +144,26 @@ class Driver:
             screen = self.app.top
             if not isinstance(screen, BoardScreen):
                 raise DriverError("no board on screen")
-            here = (screen.cursor[0] - 1) * grid.rows + screen.cursor[1] - 1
-            there = (target[0] - 1) * grid.rows + target[1] - 1
-            self._walk("up", "down", there - here, grid.cols * grid.rows)
+            for kind in _path(screen, target):
+                self.press(Intent(kind))
+            self.press(Intent("select"))
+
+
+def _path(board: BoardScreen, target: tuple[int, int]) -> list[str]:
+    """The fewest joystick moves that bring the board's cursor to ``target`` (breadth
+    first over the board's own moves, so it follows however the cursor wraps)."""
+    paths: dict[tuple[int, int], list[str]] = {board.cursor: []}
+    frontier = [board.cursor]
+    while target not in paths:
+        nxt = []
+        for square in frontier:
+            for kind in ("up", "down", "left", "right"):
+                there = board.moved(square, kind)
+                if there not in paths:
+                    paths[there] = [*paths[square], kind]
+                    nxt.append(there)
+        frontier = nxt
+    return paths[target]
 
 
 def _value(field: Field, word: str) -> int:

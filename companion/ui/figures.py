@@ -37,6 +37,29 @@ def generic(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> Non
     text(draw, (x0 + 1, y0 + 18), row_text, 10)
 
 
+def words(value: Any) -> str:
+    """A summary value in plain words: numbers by player, lists spaced, nothing as "-".
+
+    >>> words({"Ann": 3, "Bob": 1}), words([1, 2]), words(None), words(True)
+    ('Ann 3, Bob 1', '1 2', '-', 'yes')
+    """
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "-"
+    if isinstance(value, dict):
+        return ", ".join(f"{key} {words(item)}" for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return " ".join(words(item) for item in value) or "none"
+    return str(value)
+
+
+def generic_summary(summary: dict[str, Any]) -> list[str]:
+    """A game without a summary page of its own: each of its keys, in words."""
+    return [f"{key.replace('_', ' ')}: {words(value)}" for key, value in summary.items()
+            if key not in ("game", "players", "over", "winners", "next")]
+
+
 def corner(summary: dict[str, Any]) -> str:
     """The short figure in the header's right corner: the turn or round."""
     for key, label in (("turn", "T"), ("round", "R")):
@@ -46,14 +69,15 @@ def corner(summary: dict[str, Any]) -> str:
 
 
 def whose(summary: dict[str, Any]) -> str:
-    """Whose turn it is, as the header says it."""
+    """Whose turn it is, as the header says it (short: a page's name shares the bar)."""
     if summary["over"]:
-        return "Game over"
+        return "Over"
     return "Table" if summary["next"] == "table" else str(summary["next"])
 
 
 class Views(Screen):
-    """A game's pages of figures: up/down flip through them, any other key goes back.
+    """A game's pages of figures: up/down or left/right flip through them, select or back
+    goes back.
 
     The header keeps whose turn it is on the left, the page's name on the right.
     """
@@ -71,7 +95,9 @@ class Views(Screen):
         paint(draw, summary, (0, HEADER + 1, WIDTH - 1, HEIGHT - 1))
 
     def on(self, intent: Intent, host: Host) -> None:
-        if intent.kind in ("up", "down"):
-            self.at = (self.at + (1 if intent.kind == "down" else -1)) % len(self.views)
-        else:
+        """Up/down (and left/right) flip; select or back goes back. No key acts on the
+        game from here: a press too many never lands on the play screen's answers."""
+        if intent.kind in ("up", "down", "left", "right"):
+            self.at = (self.at + (1 if intent.kind in ("down", "right") else -1)) % len(self.views)
+        elif intent.kind in ("select", "back", "context"):
             host.pop()

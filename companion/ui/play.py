@@ -36,7 +36,7 @@ from companion.ui.draw import (
     wrap,
 )
 from companion.ui.figures import Views, corner
-from companion.ui.games import cell_width, painter, panel, roll_picture, views
+from companion.ui.games import cell_width, painter, panel, roll_picture, screen_title, summary_lines, views
 from companion.ui.intents import Intent
 from companion.ui.reveal import Reveal, plain_picture, shown_lines
 from companion.ui.widgets import Host, Item, Menu, Numbers, Page, Preview, Screen, confirm
@@ -73,10 +73,11 @@ def result_rows(words: str) -> tuple[int, list[str]]:
 def result_banner(draw: ImageDraw.ImageDraw, words: str) -> None:
     """An entry's result, dark on lit, over the figures panel it speaks of (the question
     and the answer under the cursor stay in view)."""
-    top, bottom = PANEL[1], PANEL[3] + 1  # a row of the question's gap: room for descenders
+    top, bottom = PANEL[1], PANEL[3]
     draw.rectangle((0, top, WIDTH - 1, bottom), fill=WHITE)
     size, rows = result_rows(words)
-    baselines = [top + 14] if len(rows) == 1 else [top + 9, top + 19]
+    # Two small lines end a clear row above the question's tallest letters.
+    baselines = [top + 14] if len(rows) == 1 else [top + 8, top + 17]
     for baseline, row in zip(baselines, rows):
         text(draw, (2, baseline), row, size, BLACK)
 
@@ -103,6 +104,9 @@ class PlayScreen(Screen):
         self._items: list[Item] | None = None
         self.seats = ai.seats_of(session.stored_header())  # the companion plays
         self._advice: tuple[Any, ai.Advice | None] | None = None
+        #: This table's way with dice: True once it types faces in, False once the
+        #: companion rolls; the cursor starts on the same way next time.
+        self.by_hand = False
 
     # --- what the screen offers ---
 
@@ -122,11 +126,26 @@ class PlayScreen(Screen):
                                Item("Summary", self.show_summary),
                                Item("Leave", self.leave)]
             else:
+                mine = self.companion_items(ask)  # first, and where the cursor starts
                 self._items = [item for answer in ask.answers for item in self._answer(answer)]
-                self._items += extras
-                self._items[:0] = self.companion_items(ask)
+                self.cursor = 0 if mine else self.likely(self._items)
+                self._items = mine + self._items + extras
             self.cursor = min(self.cursor, len(self._items) - 1)
         return self._items
+
+    def likely(self, required: list[Item]) -> int:
+        """Where the cursor starts among the required answers: on the first (the
+        companion's own move, or a single answer: one press); but when dice are asked, on
+        the same faces again after an undone device roll, else on the way this table
+        rolled last time ("Roll for me" until it types faces in)."""
+        for index, item in enumerate(required):
+            if isinstance(item.answer, Roll) and item.label == item.answer.by_hand:
+                if self.by_hand:
+                    return index
+                # Before "Enter faces": "Roll for me", or "Use F again" and "Roll again".
+                again = self.session.roll_again(item.answer) is not None
+                return index - 2 if again else index - 1
+        return 0
 
     def _answer(self, answer: Answer, mark: str = "") -> list[Item]:
         if isinstance(answer, Choice):
@@ -199,6 +218,7 @@ class PlayScreen(Screen):
             self.message = str(err)
             return
         before, head = self.session.state, self.session.head
+        self.by_hand = False
         if self.guarded(lambda: self.session.play(lines, rolled=True, again=again)):
             self.changed("; ".join(rolled_faces(ask, line) for line in lines))
         if self.session.head != head:
@@ -226,8 +246,11 @@ class PlayScreen(Screen):
 
     def enter_faces(self, ask: Roll, first_digit: int | None = None) -> None:
         numbers = [Field(label, 1, sides, names=ask.names) for label, sides in zip(ask.labels, ask.sides)]
-        self.host.push(Numbers("Faces: " + ask.label, numbers,
-                               lambda faces: self.play([ask.line(faces)]), first_digit))
+        def done(faces: tuple[int, ...]) -> None:
+            self.by_hand = True
+            self.play([ask.line(faces)])
+        self.host.push(Numbers(ask.label, numbers, done, first_digit,
+                               carry=not ask.names))  # named faces (squares) never repeat
 
     def fill_form(self, form: Form, values: tuple[int, ...] = ()) -> None:
         """Enter a form's numbers (starting from ``values`` when coming back to change them)."""
@@ -255,8 +278,11 @@ class PlayScreen(Screen):
         game_id = self.session.game.id
         # With several ways to answer, the one picked says best what the board is for.
         question = ask.question if ask and len(ask.answers) == 1 else grid.label
+        def menu() -> None:  # over the play screen: its entries change what the board shows
+            self.host.pop()
+            self.host.push(self.context_menu())
         self.host.push(BoardScreen(grid, painter(game_id), self.session.summary,
-                                   self.refusal_of, question, cell_width(game_id)))
+                                   self.refusal_of, question, cell_width(game_id), menu))
 
     def refusal_of(self, line: Line) -> str:
         """Play a line; "" when it was logged, else the reason it was refused."""
@@ -279,8 +305,7 @@ class PlayScreen(Screen):
         summary = self.session.summary()
         winners = ", ".join(summary["winners"]) or "nobody"
         body = f"Winners: {winners}.\n" if summary["over"] else f"Next: {summary['next']}.\n"
-        body += "\n".join(f"{key}: {value}" for key, value in summary.items()
-                          if key not in ("game", "players", "over", "winners", "next"))
+        body += "\n".join(summary_lines(self.session.game.id, summary))
         self.host.push(Page("Summary", body))
 
     def context_menu(self) -> Menu:
@@ -301,7 +326,7 @@ class PlayScreen(Screen):
             items.append(Item("Redo", then(self.redo), describe(list(redo.lines))[:12]))
         items += self.hint_items(ask, then)
         items.append(Item("Rules: this step", then(lambda: self.host.push(
-            Page(self.session.game.title, pages.get(topic) or pages.get("", ""))))))
+            Page(screen_title(self.session.game.id), pages.get(topic) or pages.get("", ""))))))
         items += self.view_items(then)
         items.append(Item("Summary", then(self.show_summary)))
         items.append(Item("Leave game", then(self.leave), "resume later"))
@@ -382,13 +407,14 @@ class PlayScreen(Screen):
             header(draw, ask.actor if ask.actor != "table" else "Table", corner(summary))
             move = self.companion_move(ask)
             question = f"Companion: {move.label}" if move else ask.question
-        panel(self.session.game.id)(draw, summary, PANEL)
-        if self.result:
-            result_banner(draw, self.result)
-        if self.message:  # a long one (a refusal's reason) takes a second line, over the panel
+        if self.message:  # a long one (a refusal's reason) takes the panel's place too
+            if len(wrap(self.message, 11)) == 1:
+                self.figures(draw, summary)
             notice(draw, QUESTION_BASELINE, self.message)
         else:
-            text(draw, (2, QUESTION_BASELINE), question, 11)
+            self.figures(draw, summary)
+            size = 11 if length(question, 11) <= WIDTH - 4 else 10  # a long question: smaller
+            text(draw, (2, QUESTION_BASELINE), question, size)
         items = self.items()
         if not items:
             return
@@ -398,6 +424,13 @@ class PlayScreen(Screen):
         label_and_hint(draw, (9, 61), WIDTH - 1, item.label, hint, 12)
         arrows(draw, 0, OPTION_TOP + 2, HEIGHT - 1, self.cursor > 0, self.cursor < len(items) - 1)
 
+    def figures(self, draw: ImageDraw.ImageDraw, summary: dict[str, Any]) -> None:
+        """The game's panel, or the latest result in words in its place (for about 2 s)."""
+        if self.result:
+            result_banner(draw, self.result)
+        else:
+            panel(self.session.game.id)(draw, summary, PANEL)
+
     def on(self, intent: Intent, host: Host) -> None:
         kind = intent.kind
         items = self.items()
@@ -406,9 +439,9 @@ class PlayScreen(Screen):
             self.cursor = (self.cursor - 1) % len(items)
         elif kind == "down" and items:
             self.cursor = (self.cursor + 1) % len(items)
-        elif kind in ("select", "right") and items:
+        elif kind == "select" and items:
             items[self.cursor].run()
-        elif kind in ("context", "back", "left"):
+        elif kind in ("context", "back"):
             host.push(self.context_menu())
         elif kind == "undo":
             self.undo()

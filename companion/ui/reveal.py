@@ -92,7 +92,7 @@ class Reveal(Screen):
         if intent.kind in ("select", "right", "down"):
             if self.at < len(self.lines) - 1:
                 self.at += 1
-            else:
+            elif intent.kind == "select":  # right moves within the roll, never out of it
                 host.pop()
         elif intent.kind in ("up", "left"):
             self.at = max(0, self.at - 1) if self.each else self.at

@@ -69,7 +69,7 @@ ROWS = 3
 
 
 class Menu(Screen):
-    """A list of items under a title: up/down to move, select (or right) to choose."""
+    """A list of items under a title: up/down to move, select to choose, back to leave."""
 
     def __init__(self, title: str, items: Sequence[Item] | Callable[[], Sequence[Item]],
                  corner: str = "") -> None:
@@ -91,27 +91,29 @@ class Menu(Screen):
         for row, item in enumerate(items[top:top + ROWS]):
             y = HEADER + row * ROW
             chosen = top + row == self.cursor
-            if chosen:
-                draw.rectangle((0, y + 1, WIDTH - 9, y + ROW - 1), fill=WHITE)
-            colour = BLACK if chosen else WHITE
-            label_and_hint(draw, (2, y + 12), WIDTH - 11, item.label, item.hint if chosen else "",
-                           12, colour)
+            if chosen:  # framed, with a solid tab: the inverted bar is the title's alone
+                draw.rectangle((0, y + 1, WIDTH - 9, y + ROW - 1), outline=WHITE)
+                draw.rectangle((0, y + 1, 2, y + ROW - 1), fill=WHITE)
+            label_and_hint(draw, (5, y + 12), WIDTH - 12, item.label, item.hint if chosen else "",
+                           12, WHITE)
         arrows(draw, WIDTH - 7, 15, HEIGHT - 2, top > 0, top + ROWS < len(items))
         if self.message:
             draw.rectangle((0, HEIGHT - 13, WIDTH - 1, HEIGHT - 1), fill=WHITE)
             text(draw, (2, HEIGHT - 3), self.message, 11, BLACK)
 
     def on(self, intent: Intent, host: Host) -> None:
+        """Only select chooses and only back leaves; the cursor stops at both ends, so a
+        press too many past the last line never lands on the first (Undo, in the game menu)."""
         items = self.items
-        if intent.kind in ("back", "left"):
+        if intent.kind == "back":
             host.pop()
         elif not items:
             return
         elif intent.kind == "up":
-            self.cursor = (self.cursor - 1) % len(items)
+            self.cursor = max(0, self.cursor - 1)
         elif intent.kind == "down":
-            self.cursor = (self.cursor + 1) % len(items)
-        elif intent.kind in ("select", "right"):
+            self.cursor = min(len(items) - 1, self.cursor + 1)
+        elif intent.kind == "select":
             items[self.cursor].run()
         elif intent.kind == "digit" and 1 <= intent.value <= len(items):
             self.cursor = intent.value - 1
@@ -120,18 +122,27 @@ class Menu(Screen):
 class Numbers(Screen):
     """Enter several numbers (dice faces, a form's fields), one at a time.
 
-    Up/down change the current number (wrapping), digits type it, select or right goes to
-    the next number and confirms after the last; left goes back; back leaves.
+    Up/down change the current number (wrapping), digits type it; select goes to the next
+    number and confirms after the last. Right and left only move between the numbers: they
+    never confirm and never leave (back does). A digit the number cannot take says why.
     """
 
     def __init__(self, title: str, numbers: Sequence[Field],
-                 done: Callable[[tuple[int, ...]], None], first_digit: int | None = None) -> None:
+                 done: Callable[[tuple[int, ...]], None], first_digit: int | None = None,
+                 carry: bool = False) -> None:
+        """``carry``: each number starts at the one before when first reached (dice:
+        doubles, and faces read in order, take fewer presses; random faces no more)."""
         self.title = title
+        self.carry = carry
+        self.reached = 0
         self.numbers = tuple(numbers)
         self.values = [n.default if n.default is not None else n.low for n in numbers]
         self.done = done
         self.at = 0
         self.typed = ""
+        #: Typing moved on by itself: the right or select that follows (as a typist
+        #: presses after each number) confirms that move instead of skipping a number.
+        self.moved_by_typing = False
         if first_digit is not None:
             self._type(first_digit)
 
@@ -153,7 +164,11 @@ class Numbers(Screen):
         last = self.at == len(self.numbers) - 1
         spec = self.numbers[self.at]
         span = f"{spec.word(spec.low)}-{spec.word(spec.high)}"  # left out if it crowds (names)
-        label_and_hint(draw, (2, 62), WIDTH - 2, "select: OK" if last else "select: next", span, 10)
+        if self.message:  # a digit it cannot take, or right at the last number
+            draw.rectangle((0, 52, WIDTH - 1, HEIGHT - 1), fill=WHITE)
+            text(draw, (2, 62), self.message, 10, BLACK)
+        else:
+            label_and_hint(draw, (2, 62), WIDTH - 2, "select: OK" if last else "select: next", span, 10)
 
     def on(self, intent: Intent, host: Host) -> None:
         spec = self.numbers[self.at]
@@ -164,18 +179,24 @@ class Numbers(Screen):
             self._type(intent.value)
             return
         self.typed = ""
+        typed_on, self.moved_by_typing = self.moved_by_typing, False
+        last = self.at == len(self.numbers) - 1
         if intent.kind == "up":
             self.values[self.at] = spec.low if self.values[self.at] >= spec.high else self.values[self.at] + 1
         elif intent.kind == "down":
             self.values[self.at] = spec.high if self.values[self.at] <= spec.low else self.values[self.at] - 1
         elif intent.kind == "left":
-            if self.at == 0:
-                host.pop()
+            self.at = max(0, self.at - 1)
+        elif typed_on and intent.kind in ("select", "right"):
+            return
+        elif intent.kind == "right":
+            if last:
+                self.message = "select: OK"
             else:
-                self.at -= 1
-        elif intent.kind in ("select", "right"):
-            if self.at < len(self.numbers) - 1:
-                self.at += 1
+                self._next()
+        elif intent.kind == "select":
+            if not last:
+                self._next()
             else:
                 host.pop()
                 self.done(tuple(self.values))
@@ -183,19 +204,31 @@ class Numbers(Screen):
     def _type(self, digit: int) -> None:
         """Digits build the number; a number that cannot grow further moves on."""
         spec = self.numbers[self.at]
+        self.moved_by_typing = False
         candidate = int(self.typed + str(digit))
         if candidate > spec.high:
             candidate, self.typed = digit, ""
-        if spec.low <= candidate <= spec.high:
-            self.values[self.at] = candidate
-            self.typed += str(digit)
-            if candidate * 10 > spec.high and self.at < len(self.numbers) - 1:
-                self.at += 1
-                self.typed = ""
+        if not spec.low <= candidate <= spec.high:
+            self.message = f"{spec.label}: {spec.word(spec.low)}-{spec.word(spec.high)}"
+            return
+        self.values[self.at] = candidate
+        self.typed += str(digit)
+        if candidate * 10 > spec.high and self.at < len(self.numbers) - 1:
+            self._next()
+            self.typed = ""
+            self.moved_by_typing = True
+
+    def _next(self) -> None:
+        """On to the next number, carrying the value over the first time it is reached."""
+        self.at += 1
+        if self.carry and self.at > self.reached:
+            spec = self.numbers[self.at]
+            self.values[self.at] = min(max(self.values[self.at - 1], spec.low), spec.high)
+        self.reached = max(self.reached, self.at)
 
 
 class Page(Screen):
-    """A page of text: up/down scroll, anything else goes back."""
+    """A page of text: up/down scroll, select or back goes back (left and right stay)."""
 
     def __init__(self, title: str, body: str) -> None:
         self.title = title
@@ -214,7 +247,7 @@ class Page(Screen):
             self.top = max(0, self.top - 3)
         elif intent.kind == "down":
             self.top = min(max(0, len(self.lines) - 4), self.top + 3)
-        elif intent.kind in ("back", "left", "select", "right"):
+        elif intent.kind in ("back", "select"):
             host.pop()
 
 
@@ -233,7 +266,7 @@ class Preview(Screen):
     """What an entry will do, to check before it is logged ("... = 1 fish").
 
     The header keeps whose entry it is; the sentence takes the largest type it fits in
-    (12 px for two lines, 11 px for three); under it, "Yes, log it" and "No", as on the
+    (12 px for two lines, the small type for three); under it, "Yes, log it" and "No", as on the
     play screen. "No" goes back to ``change`` the entry, if given; back (or the long press)
     goes back as it is.
     """
@@ -249,11 +282,11 @@ class Preview(Screen):
 
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
         header(draw, self.title, "check")
-        size, lines = 11, wrap(self.body, 11)
+        size, pitch, lines = 10, 10, wrap(self.body, 10)  # three lines: the small type
         if len(wrap(self.body, 12)) <= 2:
-            size, lines = 12, wrap(self.body, 12)
-        for row, line in enumerate(lines[:3]):
-            text(draw, (2, HEADER + (row + 1) * size), line, size)
+            size, pitch, lines = 12, 12, wrap(self.body, 12)
+        for row, line in enumerate(lines[:3]):  # the last clear of the bar under them
+            text(draw, (2, HEADER + 10 + row * pitch), line, size)
         draw.line((0, PREVIEW_BAR, WIDTH - 1, PREVIEW_BAR), fill=WHITE)
         label_and_hint(draw, (9, HEIGHT - 3), WIDTH - 1, self.choices[self.cursor],
                        f"{self.cursor + 1}/2", 12)
@@ -262,11 +295,11 @@ class Preview(Screen):
     def on(self, intent: Intent, host: Host) -> None:
         if intent.kind in ("up", "down"):
             self.cursor = 1 - self.cursor
-        elif intent.kind in ("select", "right"):
+        elif intent.kind == "select":
             host.pop()
             if self.cursor == 0:
                 self.accept()
             elif self.change is not None:
                 self.change()
-        elif intent.kind in ("back", "left", "context"):
+        elif intent.kind in ("back", "context"):
             host.pop()

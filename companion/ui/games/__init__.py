@@ -8,8 +8,12 @@ and rolls written out in words.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from companion.games import TITLES
 from companion.ui.board import Painter, plain_board
-from companion.ui.figures import Panel, View, generic
+from companion.ui.figures import Panel, View, generic, generic_summary
 from companion.ui.games import gleebs_and_grues, leaf_climbers, microbot_racers, penguin_panic, quick_lemmings
 from companion.ui.reveal import RollPicture
 
@@ -22,6 +26,10 @@ PAINTERS: dict[str, Painter] = {"leaf-climbers": leaf_climbers.paint,
                                 "gleebs-and-grues": gleebs_and_grues.paint}
 CELL_WIDTHS: dict[str, int] = {"leaf-climbers": leaf_climbers.CELL_WIDTH}
 ROLL_PICTURES: dict[str, RollPicture] = {"leaf-climbers": leaf_climbers.roll_picture}
+SUMMARIES: dict[str, Callable[[dict[str, Any]], list[str]]] = {
+    "microbot-racers": microbot_racers.summary_lines, "leaf-climbers": leaf_climbers.summary_lines,
+    "penguin-panic": penguin_panic.summary_lines, "quick-lemmings": quick_lemmings.summary_lines,
+    "gleebs-and-grues": gleebs_and_grues.summary_lines}
 VIEWS: dict[str, tuple[View, ...]] = {"penguin-panic": penguin_panic.VIEWS,
                                       "quick-lemmings": quick_lemmings.VIEWS}
 
@@ -49,3 +57,18 @@ def roll_picture(game_id: str) -> RollPicture | None:
 def views(game_id: str) -> tuple[View, ...]:
     """A game's pages of figures (scores, tracks), in the order they flip; may be none."""
     return VIEWS.get(game_id, ())
+
+
+def summary_lines(game_id: str, summary: dict[str, Any]) -> list[str]:
+    """The game menu's summary page, a line a fact, in words (never Python's notation)."""
+    own = SUMMARIES.get(game_id)
+    return own(summary) if own else generic_summary(summary)
+
+
+#: Titles as the screens write them, where the full one does not fit a line of 12 px type.
+SHORT_TITLES = {"leaf-climbers": "Leaf-Climbers"}
+
+
+def screen_title(game_id: str) -> str:
+    """A game's title on the screen: deliberately shortened where it would be cut."""
+    return SHORT_TITLES.get(game_id, TITLES.get(game_id, game_id))

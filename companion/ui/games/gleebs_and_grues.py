@@ -54,7 +54,7 @@ def tile(draw: ImageDraw.ImageDraw, box: Box, stack: list[str]) -> None:
     ink = BLACK if top[0] in FIRST_SEAT else WHITE
     draw.rectangle(inner, fill=WHITE if ink == BLACK else BLACK)
     left, top_y, _, bottom = inner
-    text(draw, (left + 1, top_y + 9), top[0], 11, ink)
+    text(draw, (left + 2, top_y + 9), top[0], 10, ink)  # clear of a picked square's corners
     for pip in range(int(top[1])):
         x = left + 1 + 3 * pip
         draw.rectangle((x, bottom - 1, x + 1, bottom), fill=ink)
@@ -115,3 +115,15 @@ def panel(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
     else:
         status = f"eaten {len(summary['eaten'])}  pinned {len(summary['pinned'])}"
     text(draw, (x0 + 1, y0 + 19), status, 10)
+
+
+def summary_lines(summary: dict[str, Any]) -> list[str]:
+    """The summary page: the score, each player's colours, the gleebs eaten and caged."""
+    lines = [" - ".join(f"{name} {summary['scores'][name]}" for name in summary["players"])]
+    for seat, name in enumerate(summary["players"]):
+        lines.append(f"{name} plays {COLOURS[seat]}")
+    lines.append("Eaten: " + (" ".join(summary["eaten"]) or "none"))
+    if summary["pinned"]:
+        lines.append("Grues caged on " + " ".join(summary["pinned"]))
+    lines.append(f"On the board: {len(summary['board'])} stacks")
+    return lines

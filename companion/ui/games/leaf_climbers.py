@@ -181,17 +181,19 @@ def panel(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
     width = (x1 - x0 + 1) // len(players)
     for seat, name in enumerate(players):
         x = x0 + seat * width
-        boxed(draw, x, y0, marks[name])
-        room = width - 11
-        text(draw, (x + 9, y0 + 8), name, 10, width=room)
-        if name in summary["out"]:
-            draw.line((x, y0 + 4, x + 9 + min(room, int(length(name, 10))), y0 + 4), fill=WHITE)
+        if name in summary["out"]:  # crushed: the letter's box crossed out
+            draw.rectangle((x, y0, x + 6, y0 + 8), outline=WHITE)
+            draw.line((x, y0, x + 6, y0 + 8), fill=WHITE)
+            draw.line((x, y0 + 8, x + 6, y0), fill=WHITE)
+        else:
+            boxed(draw, x, y0, marks[name])
+        text(draw, (x + 9, y0 + 8), name, 10, width=width - 11)
     blue = sum(1 for row in summary["elevation"] for h in row if h >= TOP)
     right = f"blue {blue}/36"
-    text(draw, (x1, y0 + 19), right, 10, anchor="rs")
+    text(draw, (x1, y0 + 18), right, 10, anchor="rs")
     down, falling = len(summary.get("leaves", [])), summary.get("falling", 0)
-    left = f"leaves: {down}" + (f" of {down + falling}" if falling else "") if down else "no leaves yet"
-    text(draw, (x0 + 1, y0 + 19), left, 10, width=x1 - x0 - int(length(right, 10)) - 6)
+    left = f"leaves {down}" + (f"/{down + falling}" if falling else "") if down else "no leaves yet"
+    text(draw, (x0 + 1, y0 + 18), left, 10, width=x1 - x0 - int(length(right, 10)) - 6)
 
 
 def roll_picture(draw: ImageDraw.ImageDraw, view: RollView) -> None:
@@ -215,3 +217,19 @@ def roll_picture(draw: ImageDraw.ImageDraw, view: RollView) -> None:
         text(draw, (SIDE, 10 + 13 * row), line, 12)
     for row, line in enumerate(body):
         text(draw, (SIDE, 36 + 11 * row), line, 10)
+
+
+def summary_lines(summary: dict[str, Any]) -> list[str]:
+    """The summary page, a short fact a line: where each climber stands and how high, who
+    is out, the round and the leaves still falling."""
+    lines = []
+    for name in summary["players"]:
+        at = summary["positions"].get(name)
+        square = (at[0], at[1]) if at else None
+        lines.append(f"{name}: out" if square is None
+                     else f"{name}: {GRID.name(square)}, up {height(summary, square)}")
+    lines.append(f"Round {summary['round']}")
+    lines.append(f"Highest square: {max(map(max, summary['elevation']))}")
+    if summary["falling"]:
+        lines.append(f"Leaves to drop: {summary['falling']}")
+    return lines

@@ -25,3 +25,20 @@ def panel(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
             text(draw, (WIDTH - 8, y + 8), "P1", 9, BLACK, anchor="ms")
         elif summary["privilege"][name]:
             text(draw, (WIDTH - 8, y + 8), "*", 10, anchor="ms")
+
+
+def summary_lines(summary: dict[str, Any]) -> list[str]:
+    """The summary page, a short fact a line: the race, each robot's health and laps,
+    who is P1 and who still holds the privilege, the cards still to do."""
+    laps = summary["laps_to_win"]
+    lines = [f"Turn {summary['turn']}, race to {laps}"]
+    for name in summary["players"]:
+        lines.append(f"{name} health {summary['health'][name]} lap {summary['laps'][name]}")
+    if summary["p1"]:
+        lines.append(f"P1: {summary['p1']}")
+    spare = [name for name in summary["players"] if summary["privilege"][name]]
+    lines.append("May take P1: " + (", ".join(spare) or "nobody"))
+    for name in summary["players"]:
+        if summary["picked"][name]:
+            lines.append(f"{name} to do: {' '.join(summary['picked'][name])}")
+    return lines

@@ -83,23 +83,22 @@ def panel(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
 
 
 def ability_track(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
-    """Spaces 1-7 over what each costs the player choosing (struck out: more fish than
-    they have); a claimed space shows its player instead."""
+    """Spaces 1-7 over what each costs the player choosing (a dash: more fish than they
+    have); a claimed space shows its player instead."""
     x0, y0, x1, y1 = box
     names = summary["players"]
     owner = {space: name for name, space in summary["abilities"].items()}
     costs = summary["costs"]
     fish = summary["fish"].get(summary["next"], 0)
-    draw.line((x0, y0 + 10, x1, y0 + 10), fill=WHITE)
+    draw.line((x0, y0 + 9, x1, y0 + 9), fill=WHITE)
     for space, (cx0, _, cx1, _) in enumerate(columns(box, SPACES), start=1):
-        tag(draw, (cx0, y0, cx1, y0 + 9), str(space), 10, filled=False)
-        below = (cx0 + 1, y0 + 12, cx1 - 1, y1)
+        tag(draw, (cx0, y0, cx1, y0 + 8), str(space), 10, filled=False)
+        below = (cx0 + 1, y0 + 10, cx1 - 1, y1)
         if space in owner:
             tag(draw, below, short(owner[space], names, 2), 10)
-        elif costs:
-            tag(draw, below, str(costs[space - 1]), 10, filled=False)
-            if costs[space - 1] > fish:
-                draw.line((cx0 + 3, y1 - 3, cx1 - 3, y0 + 14), fill=WHITE)
+        elif costs:  # a space dearer than the fish in hand: a dash, not a price to read
+            cost = costs[space - 1]
+            tag(draw, below, str(cost) if cost <= fish else "-", 10, filled=False)
 
 
 def bears(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
@@ -107,11 +106,11 @@ def bears(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
     x0, y0, x1, y1 = box
     names = summary["players"]
     briber = {circle: name for name, circles in summary["bribes"].items() for circle in circles}
-    draw.line((x0, y0 + 10, x1, y0 + 10), fill=WHITE)
+    draw.line((x0, y0 + 9, x1, y0 + 9), fill=WHITE)
     for circle, (cx0, _, cx1, _) in enumerate(columns(box, CIRCLES), start=1):
-        tag(draw, (cx0, y0, cx1, y0 + 9), str(circle), 10, filled=False)
+        tag(draw, (cx0, y0, cx1, y0 + 8), str(circle), 10, filled=False)
         if circle in briber:
-            tag(draw, (cx0 + 1, y0 + 12, cx1 - 1, y1), short(briber[circle], names), 10)
+            tag(draw, (cx0 + 1, y0 + 10, cx1 - 1, y1), short(briber[circle], names), 10)
 
 
 def fish_bar(draw: ImageDraw.ImageDraw, box: Box, fish: int) -> None:
@@ -137,7 +136,7 @@ def fish_strip(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> 
     x0, y0, x1, y1 = box
     names = summary["players"]
     upright = len(names) > 3
-    line_width = 19
+    line_width = 22
     for name, (cx0, _, cx1, _) in zip(summary["order"],
                                       columns((x0, y0, x1 - line_width, y1), len(names))):
         fish = summary["fish"][name]
@@ -148,11 +147,11 @@ def fish_strip(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> 
             text(draw, (cx0 + 6, y1), str(fish), 10)
         else:
             width = int(font(10).getlength(str(fish)))
-            tag(draw, (cx0, y0, cx1 - width - 2, y0 + 9), short(name, names), 10, filled=here)
+            tag(draw, (cx0, y0, cx1 - width - 3, y0 + 9), short(name, names), 10, filled=here)
             text(draw, (cx1, y0 + 8), str(fish), 10, anchor="rs")
             fish_bar(draw, (cx0, y0 + 12, cx1 - 4, y1 - 1), fish)
     left = x1 - line_width + 2
-    text(draw, (left, y0 + 8), "line", 9)
+    text(draw, (left, y0 + 8), "line", 10)
     text(draw, (left, y1), str(summary["line"]), 10)
 
 
@@ -247,7 +246,7 @@ def order_page(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> 
         bribed = ",".join(str(circle) for circle in summary["bribes"][name]) or "-"
         text(draw, (x1, base), bribed, size, anchor="rs")
         room = x1 - x0 - 34 - int(font(size).getlength(bribed))
-        text(draw, (x0 + 30, base), summary["powers"].get(name, "-"), size - 1, width=room)
+        text(draw, (x0 + 30, base), summary["powers"].get(name, "-"), 10, width=room)
 
 
 def scores(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
@@ -280,3 +279,14 @@ def penguins(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> No
 
 VIEWS: tuple[View, ...] = (("Scores", scores), ("Fish", fish_page), ("Ability, bear", order_page),
                            ("Penguins", penguins))
+
+
+def summary_lines(summary: dict[str, Any]) -> list[str]:
+    """The summary page, a short fact a line: fish and escapes by player in turn order,
+    their abilities, then the bag, the line and the board."""
+    order = summary["order"] or summary["players"]
+    lines = [f"{name}: {summary['fish'][name]} fish, {summary['escapees'][name]} out" for name in order]
+    lines += [f"{name}: {summary['powers'][name]}" for name in order if summary["powers"].get(name)]
+    lines += [f"Round {summary['round']}, bag {summary['bag']}",
+              f"Line {summary['line']}, board {summary['board']}"]
+    return lines

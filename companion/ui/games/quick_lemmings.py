@@ -63,8 +63,8 @@ def last_play(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> N
         started = len(summary["piles"][played["terrain"]]) == 1
         text(draw, (left, tile_baseline), "no tile left" if started else "no tile", 12, width=x1 - left)
         return
-    draw.rectangle((left, y0 + 8, x1, y1), fill=WHITE)
-    text(draw, (left + 2, tile_baseline), f"lay {tile}", 12, BLACK, x1 - left - 3)
+    draw.rectangle((left, y0 + 9, x1, y1), fill=WHITE)
+    text(draw, (left + 2, y1 - 2), f"lay {tile}", 10, BLACK, x1 - left - 3)
 
 
 def turn_figures(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
@@ -173,3 +173,15 @@ def tiles_page(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> 
 
 VIEWS: tuple[View, ...] = (("piles", piles_page), ("cards", cards_page), ("players", players_page),
                            ("tiles", tiles_page))
+
+
+def summary_lines(summary: dict[str, Any]) -> list[str]:
+    """The summary page, a short fact a line: lemmings home and cards in hand by player,
+    each pile's top card, the draw pile."""
+    lemmings = summary["lemmings"]
+    lines = [f"{name}: home {summary['finished'][name]}/{lemmings}" for name in summary["players"]]
+    lines.append("Cards: " + ", ".join(f"{name} {summary['hands'][name]}" for name in summary["players"]))
+    tops = [f"{kind} {pile[-1]}" for kind, pile in summary["piles"].items() if pile]
+    lines.append("Piles: " + (", ".join(tops) if tops else "none yet"))
+    lines.append(f"Draw {summary['draw']}, discards {summary['discards']}")
+    return lines

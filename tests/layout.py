@@ -1,0 +1,41 @@
+"""What is wrong with the text of one frame: Python's notation, and text that is cut,
+off the screen, or run into by another string or shape (checked on the drawing layer)."""
+
+from __future__ import annotations
+
+import re
+
+from PIL import Image, ImageChops
+
+from companion.ui.draw import HEIGHT, WIDTH, Drawn
+
+#: Python's notation: brackets, quotes round a word (an apostrophe inside one is English),
+#: and its constants.
+PYTHON = re.compile(r"[{}\[\]]|(?<![A-Za-z])'|'(?![A-Za-z])|\b(None|True|False)\b")
+
+
+def python_in(drawn: tuple[Drawn, ...]) -> list[str]:
+    """The strings that show Python's notation."""
+    return [d.words for d in drawn if PYTHON.search(d.words)]
+
+
+def layout_faults(image: Image.Image, drawn: tuple[Drawn, ...]) -> list[str]:
+    """Each string must lie on the screen, uncut, and alone in its box and a pixel round it:
+    the frame there must be exactly the string's ink on a plain ground. A bar, a shape or
+    another string drawn over it or touching it is a fault."""
+    faults = []
+    for d in drawn:
+        x0, y0, x1, y1 = d.box
+        if x0 < 0 or y0 < 0 or x1 > WIDTH or y1 > HEIGHT:
+            faults.append(f"off the screen: {d.words!r} at {d.box}")
+            continue
+        if d.cut:
+            faults.append(f"cut: {d.words!r}")
+        left, top = max(0, x0 - 1), max(0, y0 - 1)
+        right, bottom = min(WIDTH, x1 + 1), min(HEIGHT, y1 + 1)
+        expected = Image.new("1", (right - left, bottom - top), 1 - d.fill)
+        expected.paste(d.fill, (x0 - left, y0 - top), d.mask)
+        found = image.crop((left, top, right, bottom))
+        if ImageChops.difference(expected, found).getbbox() is not None:
+            faults.append(f"run into: {d.words!r} at {d.box}")
+    return faults

@@ -1,0 +1,124 @@
+"""Walk every screen a player reaches in the golden games and the benchmark session, and
+hand each frame over with the strings drawn on it (``companion.ui.draw.recording``).
+
+Each record is typed in through the screens by the driver, press by press; every few lines
+(and at the end) the game menu is opened and each of its pages looked at: the summary, the
+game's pages of figures, the rules page of the step, a hint, scrolled down. The new-game
+screens, the home screen and a digit the die cannot show are on the way.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import random
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+
+from PIL import Image
+
+from companion.bench import session_records
+from companion.config import Config
+from companion.record import Replayed, replay_text
+from companion.store import Store
+from companion.ui.app import App
+from companion.ui.draw import Drawn, recording
+from companion.ui.driver import Driver
+from companion.ui.intents import Intent
+from companion.ui.play import PlayScreen
+
+GOLDEN = pathlib.Path(__file__).parent / "golden"
+EVERY = 8  # lines between two looks through the game menu's pages
+SKIP = ("Undo", "Redo", "Leave game", "Abandon game")  # the game menu's lines that act
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One frame: where it was taken, the picture, and the strings drawn on it."""
+
+    where: str
+    image: Image.Image
+    drawn: tuple[Drawn, ...]
+
+
+def settable_on_the_box(replayed: Replayed) -> bool:
+    """Options the new-game screens offer (free-text options exist only in records)."""
+    specs = replayed.header.game.options
+    return all(value in specs[key].choices for key, value in replayed.header.options)
+
+
+@cache
+def records() -> tuple[tuple[str, Replayed], ...]:
+    """The golden games the box can set up, then the benchmark session."""
+    golden = [(f"{p.parent.name}/{p.stem}", replay_text(p.read_text()))
+              for p in sorted(GOLDEN.glob("*/*.record")) if p.with_suffix(".json").exists()]
+    bench = [(f"bench/{r.header.game.id}", r) for r in session_records()]
+    return tuple((name, r) for name, r in golden + bench if settable_on_the_box(r))
+
+
+class Walker:
+    """An app driven by intents; every press leaves a shot."""
+
+    def __init__(self, directory: pathlib.Path, name: str) -> None:
+        self.store = Store(str(directory / f"{name.replace('/', '-')}.sqlite"))
+        self.app = App(self.store, Config(), directory, rng=random.Random(5))
+        self.name = name
+        self.shots: list[Shot] = []
+        self.shoot("start")
+
+    def shoot(self, where: str) -> None:
+        with recording() as drawn:
+            image = self.app.frame()
+        self.shots.append(Shot(f"{self.name} {where}", image, tuple(drawn)))
+
+    def press(self, intent: Intent) -> None:
+        self.app.handle(intent)
+        self.shoot(f"{intent.kind}{intent.value or ''} on {type(self.app.top).__name__}")
+
+    def look_around(self) -> None:
+        """From the play screen: each page of the game menu worth a look, scrolled."""
+        play = self.app.top
+        if not isinstance(play, PlayScreen):
+            return
+        labels = [item.label for item in play.context_menu().items]
+        for index, label in enumerate(labels):
+            if label in SKIP:
+                continue
+            self.press(Intent("context"))
+            for _ in range(index):
+                self.press(Intent("down"))
+            self.press(Intent("select"))
+            for _ in range(3):
+                self.press(Intent("down"))
+            while self.app.top is not play and len(self.app.stack) > 1:
+                self.press(Intent("back"))
+
+    def close(self) -> None:
+        self.store.close()
+
+
+@cache
+def shots(name: str, replayed: Replayed) -> tuple[Shot, ...]:
+    """:func:`walk`, once per record for the whole test run (the walk is the slow part)."""
+    with tempfile.TemporaryDirectory() as directory:
+        return tuple(walk(pathlib.Path(directory), name, replayed))
+
+
+def walk(directory: pathlib.Path, name: str, replayed: Replayed) -> Iterator[Shot]:
+    """Every frame of one record typed in, with looks through the game menu."""
+    walker = Walker(directory, name)
+    driver = Driver(walker.app, walker.press)
+    driver.new_game(replayed.header)
+    for count, line in enumerate(replayed.actions):
+        if count % EVERY == 0:
+            walker.look_around()
+        driver.line(line)
+    walker.look_around()
+    if isinstance(walker.app.top, PlayScreen) and walker.app.top.session.prompt() is not None:
+        walker.press(Intent("digit", 9))  # a face too big for most dice: the reason shows
+        walker.press(Intent("back"))
+    driver.leave_game()
+    walker.press(Intent("down"))
+    walker.close()
+    yield from walker.shots

@@ -1,0 +1,64 @@
+"""The terminal emulator and the command line agree with the README (issue 13 §6): an
+80x24 terminal shows the screen's words as letters and the whole help line, and pygame's
+greeting stays out of the output."""
+
+from __future__ import annotations
+
+import io
+import os
+import pathlib
+import random
+import re
+import subprocess
+import sys
+
+import pytest
+
+from companion.config import Config
+from companion.io.display import TerminalDisplay
+from companion.store import Store
+from companion.ui.app import App
+from companion.ui.intents import Intent
+
+ROOT = pathlib.Path(__file__).parent.parent
+
+
+def painted(app: App, monkeypatch: pytest.MonkeyPatch, columns: int, lines: int) -> list[str]:
+    monkeypatch.setenv("COLUMNS", str(columns))
+    monkeypatch.setenv("LINES", str(lines))
+    out = io.StringIO()
+    TerminalDisplay(out).display(app.frame())
+    plain = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", out.getvalue())
+    return plain.split("\r\n")
+
+
+def test_an_80x24_terminal_shows_the_words_and_the_whole_help_line(
+        tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = Store(str(tmp_path / "games.sqlite"))
+    app = App(store, Config(), tmp_path, rng=random.Random(1))
+    rows = painted(app, monkeypatch, 80, 24)
+    assert len(rows) <= 24 and all(len(row) <= 80 for row in rows)
+    assert any("companion" in row for row in rows) and any("New game" in row for row in rows)
+    assert "q:quit" in rows[-1]
+    for kind in ("select", "down"):  # New game > Microbot Racers, on the play screen later
+        app.handle(Intent(kind))
+    assert any("Microbot Racers" in row for row in painted(app, monkeypatch, 80, 24))
+    store.close()
+
+
+def test_capture_mode_prints_no_pygame_greeting(tmp_path: pathlib.Path) -> None:
+    pytest.importorskip("pygame")
+    env = {k: v for k, v in os.environ.items() if k != "PYGAME_HIDE_SUPPORT_PROMPT"}
+    env["PYTHONPATH"] = str(ROOT)
+    code = f"from companion.io.display import capture_device; capture_device({str(tmp_path)!r})"
+    run = subprocess.run([sys.executable, "-c", code],
+                         capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert run.returncode == 0, run.stderr
+    assert "pygame" not in run.stdout + run.stderr
+
+
+def test_make_emulator_keeps_its_games_where_the_cli_looks() -> None:
+    """`make emulator` and `make window` give no --state of their own, so `companion games`
+    and `companion export latest` (default state directory) find the games played there."""
+    runs = [line for line in (ROOT / "Makefile").read_text().splitlines() if "companion run" in line]
+    assert runs and not any("--state" in line for line in runs)
