@@ -34,6 +34,7 @@ from companion.config import Config
 from companion.daemon import Daemon
 from companion.games import GAMES
 from companion.games.base import Choice, Line, Roll
+from companion.intents import Intent
 from companion.io.buttons import KeyLogic
 from companion.io.controller import Controller, Counter
 from companion.io.display import NoDisplay, Output
@@ -42,7 +43,6 @@ from companion.record import Header, Replayed, format_record, replay_text
 from companion.store import Store
 from companion.ui.app import App
 from companion.ui.driver import Driver
-from companion.ui.intents import Intent
 
 FULL_FRAME = {"ssd1306": 1030, "sh1106": 1048}
 I2C_RATES = (100_000, 400_000)

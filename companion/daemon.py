@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from companion.console import Console, Reply
+from companion.intents import Intent
 from companion.io.buttons import Edge, KeyLogic
 from companion.io.display import Output
 from companion.io.keyboard import Quit
@@ -22,7 +23,6 @@ from companion.io.serial import PortStatus, SerialLine, SerialPort
 from companion.io.systemd import notify
 from companion.phone import PhoneView
 from companion.ui.app import App
-from companion.ui.intents import Intent
 
 log = logging.getLogger(__name__)
 

@@ -25,6 +25,7 @@ from companion.backup import keep_copies
 from companion.config import Config, ConfigError
 from companion.daemon import Daemon, Stop
 from companion.games.base import IllegalLine, shown, whole_number
+from companion.intents import KINDS, Intent
 from companion.io.buttons import (
     EMULATOR_PINS,
     ButtonBank,
@@ -53,7 +54,6 @@ from companion.statedir import StateUnavailable, prepare
 from companion.store import Store
 from companion.ui.app import App
 from companion.ui.draw import blank, text, wrap
-from companion.ui.intents import KINDS, Intent
 from companion.ui.widgets import Page
 
 log = logging.getLogger(__name__)

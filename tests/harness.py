@@ -31,6 +31,7 @@ from PIL import Image, ImageDraw
 from companion.clock import SYSTEM, Clock
 from companion.config import Config
 from companion.daemon import Daemon
+from companion.intents import Intent
 from companion.io.buttons import PRESETS, ButtonBank, KeyLogic
 from companion.io.display import Output
 from companion.phone import PhoneConfig, PhoneView
@@ -39,7 +40,6 @@ from companion.session import Session
 from companion.store import Store
 from companion.ui.app import App
 from companion.ui.draw import font, recording
-from companion.ui.intents import Intent
 
 
 class CommandLog:

@@ -20,12 +20,12 @@ from PIL import Image
 
 from companion.bench import session_records
 from companion.config import Config
+from companion.intents import Intent
 from companion.record import Replayed, replay_text
 from companion.store import Store
 from companion.ui.app import App
 from companion.ui.draw import Drawn, recording
 from companion.ui.driver import Driver
-from companion.ui.intents import Intent
 from companion.ui.play import PlayScreen
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"

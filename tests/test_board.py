@@ -5,9 +5,9 @@ from __future__ import annotations
 from PIL import ImageDraw
 
 from companion.games.base import Grid, Line
+from companion.intents import Intent
 from companion.ui.board import BoardScreen, plain_board
 from companion.ui.draw import blank
-from companion.ui.intents import Intent
 from tests.harness import Host
 
 LEGAL = (Line("Ann", "move", ("a1", "a2")), Line("Ann", "move", ("a1", "b1")),

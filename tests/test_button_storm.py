@@ -14,10 +14,10 @@ from gpiozero import Device
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from companion.intents import Intent
 from companion.io.buttons import Edge, KeyLogic
 from companion.record import format_record, replay_text
 from companion.session import Session
-from companion.ui.intents import Intent
 from companion.ui.keytest import KeyTest
 from tests.harness import Harness
 

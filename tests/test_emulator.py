@@ -15,10 +15,10 @@ import sys
 import pytest
 
 from companion.config import Config
+from companion.intents import Intent
 from companion.io.display import TerminalDisplay
 from companion.store import Store
 from companion.ui.app import App
-from companion.ui.intents import Intent
 
 ROOT = pathlib.Path(__file__).parent.parent
 

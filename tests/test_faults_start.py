@@ -36,8 +36,8 @@ from PIL import Image
 from companion import runner
 from companion.config import Config, ConfigError, parse
 from companion.daemon import Daemon
+from companion.intents import Intent
 from companion.io.buttons import Edge, KeyLogic, check_pins, stand_ins
-from companion.ui.intents import Intent
 from tests.harness import glyphs
 
 COMPANION = [sys.executable, "-m", "companion"]

@@ -13,10 +13,10 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
+from companion.intents import Intent
 from companion.io.buttons import PRESETS, ButtonBank, Edge, KeyLogic, pins_for
 from companion.io.keyboard import Keyboard, Quit
 from companion.io.shake import ShakeSwitch
-from companion.ui.intents import Intent
 
 
 @pytest.fixture(autouse=True)

@@ -32,9 +32,6 @@ WIRING = {
 
 #: (importer, imported): imports that break a rule today, and why they are still there.
 KNOWN = {
-    ("companion.io.buttons", "companion.ui.intents"): "intents still live in ui/",
-    ("companion.io.keyboard", "companion.ui.intents"): "intents still live in ui/",
-    ("companion.io.shake", "companion.ui.intents"): "intents still live in ui/",
     ("companion.ui.app", "companion.io.buttons"): "Settings > Test keys shows each role's pin",
 }
 #: Screens that write a file themselves (the wiring should, when a screen asks).

@@ -11,11 +11,11 @@ from companion.bench import play_session, session_records
 from companion.config import Config
 from companion.games import game_by_id
 from companion.games.base import Line
+from companion.intents import Intent
 from companion.record import Header
 from companion.session import Session
 from companion.store import Store
 from companion.ui.app import App
-from companion.ui.intents import Intent
 from companion.ui.play import PlayScreen
 
 #: Presses per record line, set-up and leaving included, through the real loop. Before

@@ -14,13 +14,13 @@ import pytest
 from companion.config import Config
 from companion.games import game_by_id
 from companion.games.base import Line
+from companion.intents import Intent
 from companion.record import Header
 from companion.session import Session
 from companion.store import Store
 from companion.ui.app import App
 from companion.ui.board import BoardScreen
 from companion.ui.figures import Views
-from companion.ui.intents import Intent
 from companion.ui.play import PlayScreen
 from companion.ui.widgets import Menu, Numbers, Page, Preview
 from tests.games.scenarios import SPEC_SETUP as SETUP

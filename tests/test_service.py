@@ -18,11 +18,11 @@ from luma.core.device import dummy
 
 from companion.config import Config
 from companion.daemon import Daemon, Stop
+from companion.intents import Intent
 from companion.io.display import Output
 from companion.io.systemd import watchdog_period
 from companion.store import Store
 from companion.ui.app import App
-from companion.ui.intents import Intent
 from tests.harness import service_keys
 
 ROOT = pathlib.Path(__file__).parent.parent

@@ -12,9 +12,9 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from companion.config import ConfigError, ShakeConfig, parse
+from companion.intents import TILT, Intent
 from companion.io.buttons import check_pins
 from companion.io.shake import ShakeSwitch
-from companion.ui.intents import TILT, Intent
 from tests.harness import Harness
 
 PIN = 26

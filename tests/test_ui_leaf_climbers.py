@@ -11,11 +11,11 @@ from PIL import Image, ImageDraw
 from companion.config import with_settings
 from companion.games import GAMES
 from companion.games.base import Line
+from companion.intents import Intent
 from companion.record import Header
 from companion.session import Session
 from companion.ui.draw import blank
 from companion.ui.games.leaf_climbers import CELL_HEIGHT, CELL_WIDTH, labels
-from companion.ui.intents import Intent
 from companion.ui.reveal import Reveal, Shown, plain_picture
 from tests.harness import Harness, Host
 

@@ -19,7 +19,7 @@ from gpiozero import DigitalInputDevice, Factory, RotaryEncoder
 from gpiozero.exc import BadPinFactory
 
 from companion.config import Config, ConfigError
-from companion.ui.intents import ENCODER, Intent
+from companion.intents import ENCODER, Intent
 
 #: BCM pins per build (hardware/README.md has the wiring).
 PRESETS: dict[str, dict[str, int]] = {

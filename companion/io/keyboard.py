@@ -17,7 +17,7 @@ import threading
 import tty
 from collections.abc import Callable
 
-from companion.ui.intents import Intent
+from companion.intents import Intent
 
 TAP = 0.08  # long enough to pass the debounce filter, short of a long press
 ESCAPE_WAIT = 0.05  # an Esc alone versus the start of an arrow key's sequence

@@ -22,8 +22,8 @@ from collections.abc import Callable
 
 from gpiozero import Factory
 
+from companion.intents import TILT, Intent
 from companion.io.buttons import key_device
-from companion.ui.intents import TILT, Intent
 
 
 class ShakeSwitch:

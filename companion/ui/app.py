@@ -24,13 +24,13 @@ from companion.config import ROLLS, Config, save_settings
 from companion.dice import FAIR
 from companion.games import GAMES, TITLES
 from companion.games.base import IllegalLine
+from companion.intents import ENCODER, TILT, Intent
 from companion.phone import PhoneView
 from companion.record import Header, RecordError, UnreadableRecord
 from companion.session import Session
 from companion.store import GameRow, Store, Unreadable, primary
 from companion.ui.draw import BLACK, HEADER, WHITE, WIDTH, blank, recording
 from companion.ui.games import screen_title
-from companion.ui.intents import ENCODER, TILT, Intent
 from companion.ui.keytest import KeyEdge, KeyTest, PatternTest
 from companion.ui.play import PlayScreen
 from companion.ui.widgets import Item, Menu, Page, Screen, confirm

@@ -15,8 +15,8 @@ from typing import Any
 from PIL import ImageDraw
 
 from companion.games.base import Grid, Line
+from companion.intents import Intent
 from companion.ui.draw import BLACK, HEIGHT, WHITE, WIDTH, notice, text, wrap
-from companion.ui.intents import Intent
 from companion.ui.widgets import Host, Screen
 
 Square = tuple[int, int]

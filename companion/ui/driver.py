@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 
 from companion.ai import ADVISORS
 from companion.games.base import Choice, Field, Form, Grid, Line, Roll
+from companion.intents import Intent
 from companion.record import Header
 from companion.ui.app import App
 from companion.ui.board import BoardScreen
 from companion.ui.games import screen_title
-from companion.ui.intents import Intent
 from companion.ui.play import PlayScreen
 from companion.ui.widgets import Item, Menu, Numbers, Preview
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from PIL import ImageDraw
 
+from companion.intents import Intent
 from companion.ui.draw import HEADER, HEIGHT, WIDTH, header, text
-from companion.ui.intents import Intent
 from companion.ui.widgets import Host, Screen
 
 Box = tuple[int, int, int, int]

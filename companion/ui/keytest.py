@@ -17,8 +17,8 @@ from typing import Protocol
 
 from PIL import ImageDraw
 
+from companion.intents import ENCODER, TILT, Intent
 from companion.ui.draw import HEADER, HEIGHT, WHITE, WIDTH, header, text
-from companion.ui.intents import ENCODER, TILT, Intent
 from companion.ui.widgets import Host, Screen
 
 HOLD_TO_LEAVE = 2.0  # seconds: longer than any long press, short enough to find

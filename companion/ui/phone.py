@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 from PIL import ImageDraw
 
+from companion.intents import Intent
 from companion.ui.draw import BLACK, HEIGHT, WHITE, WIDTH, text
-from companion.ui.intents import Intent
 from companion.ui.widgets import Host, Screen
 
 MODULE = 2  # pixels per QR module

@@ -18,6 +18,7 @@ from PIL import ImageDraw
 from companion import ai
 from companion.dice import FAIR, device_roll, rolled_faces
 from companion.games.base import TABLE, Answer, Choice, Field, Form, Grid, IllegalLine, Line, Prompt, Roll
+from companion.intents import Intent
 from companion.record import describe
 from companion.session import Session
 from companion.ui.board import BoardScreen
@@ -37,7 +38,6 @@ from companion.ui.draw import (
 )
 from companion.ui.figures import Views, corner
 from companion.ui.games import cell_width, painter, panel, roll_picture, screen_title, summary_lines, views
-from companion.ui.intents import Intent
 from companion.ui.reveal import Reveal, plain_picture, shown_lines
 from companion.ui.widgets import Host, Item, Menu, Numbers, Page, Preview, Screen, confirm
 

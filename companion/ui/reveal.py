@@ -17,9 +17,9 @@ from PIL import ImageDraw
 
 from companion.dice import rolled_faces
 from companion.games.base import Game, Line, Roll
+from companion.intents import Intent
 from companion.record import summarise
 from companion.ui.draw import header, text, wrap
-from companion.ui.intents import Intent
 from companion.ui.widgets import Host, Screen
 
 

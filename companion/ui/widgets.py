@@ -14,6 +14,7 @@ from typing import Protocol
 from PIL import ImageDraw
 
 from companion.games.base import Field
+from companion.intents import Intent
 from companion.ui.draw import (
     BLACK,
     HEADER,
@@ -27,7 +28,6 @@ from companion.ui.draw import (
     text,
     wrap,
 )
-from companion.ui.intents import Intent
 
 
 class Host(Protocol):
