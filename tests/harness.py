@@ -70,6 +70,18 @@ def glyphs(words: str, size: int) -> tuple[Image.Image, Image.Image]:
     return white.crop(box), black.crop(box)
 
 
+def frame_shows(frame: Image.Image, words: str, size: int = 12) -> bool:
+    """Whether ``words`` (at ``size`` px, either colour) is drawn anywhere on ``frame``."""
+    for glyph in glyphs(words, size):
+        raw = glyph.tobytes()
+        width, height = glyph.size
+        for y in range(64 - height + 1):
+            for x in range(128 - width + 1):
+                if frame.crop((x, y, x + width, y + height)).tobytes() == raw:
+                    return True
+    return False
+
+
 class Harness:
     """One companion: store on disk, minimal-build (or other) buttons, dummy display."""
 
@@ -156,14 +168,8 @@ class Harness:
 
     def shows(self, words: str, size: int = 12) -> bool:
         """Whether ``words`` (at ``size`` px, either colour) is drawn on the screen."""
-        frame = self.screen
-        for glyph in glyphs(words, size):
-            raw = glyph.tobytes()
-            width, height = glyph.size
-            for y in range(64 - height + 1):
-                for x in range(128 - width + 1):
-                    if frame.crop((x, y, x + width, y + height)).tobytes() == raw:
-                        return True
+        if frame_shows(self.screen, words, size):
+            return True
         print("not shown:", words, size, "; shown:", self.texts())
         return False
 

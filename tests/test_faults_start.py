@@ -38,7 +38,7 @@ from companion.config import Config, ConfigError, parse
 from companion.daemon import Daemon
 from companion.intents import Intent
 from companion.io.buttons import Edge, KeyLogic, check_pins, stand_ins
-from tests.harness import glyphs
+from tests.harness import frame_shows
 
 COMPANION = [sys.executable, "-m", "companion"]
 ENV = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock"}
@@ -121,14 +121,7 @@ class Started:
 
 def shows(frame: Image.Image, words: str, size: int = 11) -> bool:
     """``words`` drawn anywhere on the frame, in either colour."""
-    for glyph in glyphs(words, size):
-        raw = glyph.tobytes()
-        width, height = glyph.size
-        for y in range(64 - height + 1):
-            for x in range(128 - width + 1):
-                if frame.crop((x, y, x + width, y + height)).tobytes() == raw:
-                    return True
-    return False
+    return frame_shows(frame, words, size)
 
 
 @pytest.fixture
