@@ -9,6 +9,7 @@ recovery tool) to read what the replay could not.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,7 @@ from companion.record import (
     summarise,
 )
 from companion.salvage import Row, legal_entries, text_or_bytes
+from companion.session import audited_lines
 from companion.store import Store
 
 ROLLED = "  # rolled by the companion"
@@ -64,8 +66,11 @@ def export(store: Store, gid: int, raw: bool = False) -> Exported | None:
     head = row["head"] if isinstance(row["head"], int) else max(entries, default=0)
     replay = legal_entries(replayer, len(lines),
                            ([entries[seq]] if seq in entries else [] for seq in range(1, head + 1)))
-    actions = [f"{text}{ROLLED}" if entry["rolled"] else text
-               for entry in replay.taken for text in entry["lines"].split("\n")]
+    try:  # the record as the session writes it: with the dice audit as comments
+        actions = audited_lines(store, gid, len(replay.taken))
+    except (sqlite3.DatabaseError, TypeError, AttributeError):  # a damaged audit: no comments
+        actions = [f"{text}{ROLLED}" if entry["rolled"] else text
+                   for entry in replay.taken for text in entry["lines"].split("\n")]
     header_value = replayer.header
     record = format_record(header_value, actions)
     summary = summarise(header_value.game, header_value.players, replay.states[-1])

@@ -358,3 +358,20 @@ def test_on_the_box_a_shake_or_r_after_undo_is_an_explicit_audited_roll(tmp_path
     assert any(line.startswith("# undone: table roll") for line in record)
     assert any("# rolled again by the companion" in line for line in record)
     box.close()
+
+
+def test_companion_export_writes_the_audit_as_the_session_does(tmp_path: pathlib.Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """The command line's export is the table's record: undone device rolls as comments."""
+    from companion.cli import main
+
+    store = Store(str(tmp_path / "companion.sqlite"))
+    table = play_to_roll(store, CASES[1])
+    session = table.session
+    session.undo()
+    session.play([Line.parse("Ann roll 1")])
+    expected = session.record()
+    store.close()
+    assert main(["export", str(session.gid), "--state", str(tmp_path)]) == 0
+    exported = capsys.readouterr().out
+    assert "# undone: Ann roll 6" in exported and exported == expected
