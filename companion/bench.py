@@ -134,7 +134,8 @@ def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.P
     store = TimedStore(path)
     phone = None
     if pages:
-        from companion.phone import PhoneConfig, PhoneView
+        from companion.config import PhoneConfig
+        from companion.phone import PhoneView
 
         phone = PhoneView(PhoneConfig(True, "127.0.0.1", 0), None, path)
         phone.start()

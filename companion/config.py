@@ -26,7 +26,6 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from companion.games.base import RESERVED_NAMES
-from companion.phone import PhoneConfig
 from companion.record import NAME
 
 PRESETS = ("adafruit-bonnet", "waveshare-oled-hat", "minimal", "custom")
@@ -84,6 +83,15 @@ class ShakeConfig:
 
     pin: int | None = None
     settle: float = 1.0  # seconds of stillness before the next shake rolls again
+
+
+@dataclass(frozen=True)
+class PhoneConfig:
+    """The phone view (``[phone]``, companion/phone.py): off by default; where it listens when on."""
+
+    enabled: bool = False
+    address: str = "0.0.0.0"
+    port: int = 8080
 
 
 @dataclass(frozen=True)

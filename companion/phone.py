@@ -22,8 +22,9 @@ import pathlib
 import secrets
 import socket
 import struct
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from companion.config import PhoneConfig
 
 if TYPE_CHECKING:  # only for the types: the server module is heavy and loaded on demand
     from PIL import Image
@@ -36,15 +37,6 @@ log = logging.getLogger(__name__)
 STATE_FILE = "phone.json"
 TOKEN_BYTES = 16  # 128 bits
 SIOCGIFADDR = 0x8915  # Linux: an interface's IPv4 address
-
-
-@dataclass(frozen=True)
-class PhoneConfig:
-    """``[phone]`` in the configuration: off by default; where it listens when on."""
-
-    enabled: bool = False
-    address: str = "0.0.0.0"
-    port: int = 8080
 
 
 def new_token() -> str:

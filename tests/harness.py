@@ -29,12 +29,12 @@ from luma.core.device import dummy
 from PIL import Image, ImageDraw
 
 from companion.clock import SYSTEM, Clock
-from companion.config import Config
+from companion.config import Config, PhoneConfig
 from companion.daemon import Daemon
 from companion.intents import Intent
 from companion.io.buttons import PRESETS, ButtonBank, KeyLogic
 from companion.io.display import Output
-from companion.phone import PhoneConfig, PhoneView
+from companion.phone import PhoneView
 from companion.record import replay_text
 from companion.session import Session
 from companion.store import Store

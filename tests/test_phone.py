@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from companion.phone import PhoneConfig, PhoneView, looks_like_token
+from companion.config import PhoneConfig
+from companion.phone import PhoneView, looks_like_token
 from companion.record import replay_text
 from companion.web import server as web
 from tests.harness import RECORDS, Box, half_game, store_game
