@@ -22,17 +22,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any, BinaryIO
 
-from companion.config import Config, ConfigError, load, with_settings
+from companion.config import Config, load, with_settings
+from companion.exc import ConfigError, RecordError, StateUnavailable, UnreadableRecord
 from companion.games.base import IllegalLine, shown, whole_number
-from companion.record import (
-    MAX_RECORD_BYTES,
-    RecordError,
-    UnreadableRecord,
-    replay_stream,
-    summary,
-    too_big,
-)
-from companion.statedir import StateUnavailable
+from companion.record import MAX_RECORD_BYTES, replay_stream, summary, too_big
 
 EXIT_ILLEGAL = 1
 EXIT_UNREADABLE = 2
@@ -153,7 +146,7 @@ def cmd_games(args: argparse.Namespace) -> int:
 def readable_games(store: Any, limit: int) -> tuple[list[Any], list[str]]:
     """The stored games, and why any could not be read (a damaged value): game by game
     only when the whole list cannot be read at once."""
-    from companion.store import Unreadable
+    from companion.exc import Unreadable
 
     try:
         return store.games(limit=limit), []

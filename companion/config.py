@@ -11,7 +11,7 @@ overrides the file; a damaged settings file is set aside and the defaults are us
 >>> parse({"screen": {"dim_after": "soon"}}, "companion.toml")
 Traceback (most recent call last):
 ...
-companion.config.ConfigError: companion.toml: screen.dim_after: must be a number of seconds, not 'soon'
+companion.exc.ConfigError: companion.toml: screen.dim_after: must be a number of seconds, not 'soon'
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from companion.exc import ConfigError
 from companion.games.base import RESERVED_NAMES
 from companion.record import NAME
 
@@ -37,13 +38,6 @@ MAX_PORTS = 2
 ROLLS = ("at-once", "one-by-one")
 #: The longest time a timing key may give: a day, in seconds.
 MOST_SECONDS = 86_400
-
-
-class ConfigError(Exception):
-    """A bad configuration value: ``FILE: KEY: problem``."""
-
-    def __init__(self, file: str, key: str, problem: str) -> None:
-        super().__init__(f"{file}: {key}: {problem}")
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from companion.dice import chained, rolled_faces
+from companion.exc import ConsoleRefused, IllegalLine, Refusal
 from companion.games import GAMES, game_by_id
-from companion.games.base import TABLE, Game, IllegalLine, Line, Roll, whole_number
+from companion.games.base import TABLE, Game, Line, Roll, whole_number
 from companion.record import Header, check_option, check_players, describe, words
 from companion.session import Session
 from companion.store import Entry, Store
@@ -44,10 +45,6 @@ from companion.store import Entry, Store
 COMMANDS = ("game ID | players NAME... | option KEY VALUE | ACTOR VERB ... | dice F F... | die F | "
             "undo | redo | state | help")
 ERASE = frozenset("\b\x7f")  # backspace and delete, from a person typing in a terminal
-
-
-class Refused(IllegalLine):
-    """A line the console will not act on; the reason is the answer."""
 
 
 class Front(Protocol):
@@ -83,14 +80,14 @@ def decode(data: bytes) -> str:
     try:
         raw = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise Refused("not UTF-8 text; ignored") from None
+        raise ConsoleRefused("not UTF-8 text; ignored") from None
     text: list[str] = []
     for char in raw.removeprefix("\ufeff"):
         if char in ERASE:
             if text:
                 text.pop()
         elif char < " " and char != "\t":
-            raise Refused(f"control character {ord(char):#04x} in the line; ignored")
+            raise ConsoleRefused(f"control character {ord(char):#04x} in the line; ignored")
         else:
             text.append(char)
     return "".join(text)
@@ -99,7 +96,7 @@ def decode(data: bytes) -> str:
 def faces_of(tokens: list[str]) -> tuple[int, ...]:
     """The faces of a dice line, as numbers."""
     if not tokens:
-        raise Refused("write the faces: 'dice 3 5' or 'die 4'")
+        raise ConsoleRefused("write the faces: 'dice 3 5' or 'die 4'")
     return tuple(whole_number(token, "a face") for token in tokens)
 
 
@@ -107,7 +104,7 @@ def check_faces(ask: Roll, faces: tuple[int, ...]) -> None:
     """Refuse a face that its die cannot show."""
     for face, sides, label in zip(faces, ask.sides, ask.labels):
         if not 1 <= face <= sides:
-            raise Refused(f"no {face} on a d{sides} ({label})")
+            raise ConsoleRefused(f"no {face} on a d{sides} ({label})")
 
 
 def pending_roll(session: Session) -> Roll:
@@ -115,7 +112,7 @@ def pending_roll(session: Session) -> Roll:
     ask = session.prompt()
     roll = next((a for a in ask.answers if isinstance(a, Roll)), None) if ask else None
     if roll is None or session.over():
-        raise Refused("no dice are asked for now")
+        raise ConsoleRefused("no dice are asked for now")
     return roll
 
 
@@ -131,7 +128,7 @@ def fill(game: Game[Any], state: Any, ask: Roll,
 
     Returns the lines the faces complete (with the roll each answers), the roll still
     waiting, and the faces already given for it. Faces left over when nothing more is
-    asked, and faces the rules refuse, raise :class:`IllegalLine`.
+    asked raise :class:`ConsoleRefused`; faces the rules refuse, their :class:`IllegalLine`.
     """
     done: list[tuple[Roll, Line]] = []
     current = ask
@@ -145,7 +142,7 @@ def fill(game: Game[Any], state: Any, ask: Roll,
         after = chained(game, state, ask.actor)
         if after is None:
             if faces:
-                raise Refused(f"{len(faces)} face(s) too many: after {line} no more dice are asked for")
+                raise ConsoleRefused(f"{len(faces)} face(s) too many: after {line} no more dice are asked for")
             return done, current, ()
         current = after
     check_faces(current, faces)
@@ -206,19 +203,19 @@ class Console:
             return Reply("error: line too long; ignored")
         try:
             tokens = words(decode(data).split("#", 1)[0])
-        except Refused as err:
+        except ConsoleRefused as err:
             return Reply(f"error: {err}")
         if echoed(tokens, self.front.session, port in self.new_games):
             return Reply(None)
         try:
             said, shown = self.run(tokens, port)
-        except IllegalLine as err:
+        except Refusal as err:  # the rules', the console's own, or nothing to undo
             return Reply(f"error: {err}", self.refused_dice(tokens, err))
         except sqlite3.Error as err:
             return Reply(f"error: not saved ({err}); nothing changed")
         return Reply(f"ok {said}".rstrip(), shown)
 
-    def refused_dice(self, tokens: list[str], err: IllegalLine) -> bool:
+    def refused_dice(self, tokens: list[str], err: Refusal) -> bool:
         """A refused dice line is shown on the screen too: the table rolled and must know why.
 
         Faces waiting for the rest of their dice are dropped with it: roll those dice again.
@@ -239,7 +236,7 @@ class Console:
         if word == "players":
             return self.seat(rest, port)
         if port in self.new_games and word != "help":  # lines meant for the new game
-            raise Refused("the new game needs its 'players' line first")
+            raise ConsoleRefused("the new game needs its 'players' line first")
         session = self.front.session
         if rest and session is not None and word in session.players:
             return self.action(tokens)  # a player named like a command still plays
@@ -250,7 +247,7 @@ class Console:
         simple = {"undo": self.undo, "redo": self.redo, "state": self.state, "help": self.help}
         if word in simple:
             if rest:
-                raise Refused(f"'{word}' takes no words after it")
+                raise ConsoleRefused(f"'{word}' takes no words after it")
             return simple[word]()
         return self.action(tokens)
 
@@ -259,17 +256,17 @@ class Console:
     def begin(self, rest: list[str], port: str) -> tuple[str, bool]:
         self.new_games.pop(port, None)  # a new 'game' line replaces one without players
         if len(rest) != 1:
-            raise Refused("write it as 'game ID'")
+            raise ConsoleRefused("write it as 'game ID'")
         game = game_by_id(rest[0])
         if game is None:
-            raise Refused(f"unknown game {rest[0]!r}; known: {', '.join(GAMES)}")
+            raise ConsoleRefused(f"unknown game {rest[0]!r}; known: {', '.join(GAMES)}")
         self.new_games[port] = game
         return f"game {game.id}: the players line next", False
 
     def seat(self, names: list[str], port: str) -> tuple[str, bool]:
         game = self.new_games.get(port)
         if game is None:
-            raise Refused("a new game starts with 'game ID'")
+            raise ConsoleRefused("a new game starts with 'game ID'")
         header = Header(game, check_players(game, names))
         self.start(header)
         del self.new_games[port]
@@ -278,9 +275,9 @@ class Console:
     def option(self, rest: list[str]) -> tuple[str, bool]:
         session = self.front.session
         if session is None or session.gid != self.fresh or session.head or session.redo_entry():
-            raise Refused("options come right after the 'players' line, before any action")
+            raise ConsoleRefused("options come right after the 'players' line, before any action")
         if len(rest) != 2:
-            raise Refused("write an option as 'option KEY VALUE'")
+            raise ConsoleRefused("write an option as 'option KEY VALUE'")
         key, value = rest
         header = session.header
         check_option(header.game, key, value, (k for k, _ in header.options))
@@ -288,7 +285,7 @@ class Console:
         try:  # a value that depends on the players (``option first NAME``) is checked here
             header.start()
         except ValueError as err:
-            raise Refused(str(err)) from None
+            raise ConsoleRefused(str(err)) from None
         self.start(header)
         session.abandon()  # the game with fewer options had no action: nothing is lost
         return f"option {key} {value}", True
@@ -303,16 +300,16 @@ class Console:
     def session(self) -> Session:
         session = self.front.session
         if session is None:
-            raise Refused("no game on screen: resume one on the box, or send 'game ID'")
+            raise ConsoleRefused("no game on screen: resume one on the box, or send 'game ID'")
         return session
 
     def action(self, tokens: list[str]) -> tuple[str, bool]:
         session = self.session()
         if len(tokens) < 2:
-            raise Refused(f"{tokens[0]!r} is not a command or an action line; send 'help'")
+            raise ConsoleRefused(f"{tokens[0]!r} is not a command or an action line; send 'help'")
         actor = tokens[0]
         if actor != TABLE and actor not in session.players:
-            raise Refused(f"{actor!r} is not a player in this game")
+            raise ConsoleRefused(f"{actor!r} is not a player in this game")
         line = Line(actor, tokens[1], tuple(tokens[2:]))
         session.play([line])
         self.front.remote()
@@ -321,7 +318,7 @@ class Console:
     def dice(self, rest: list[str], single: bool) -> tuple[str, bool]:
         faces = faces_of(rest)
         if single and len(faces) != 1:
-            raise Refused("'die' takes one face; send several as 'dice 3 5'")
+            raise ConsoleRefused("'die' takes one face; send several as 'dice 3 5'")
         session = self.session()
         ask = pending_roll(session)
         earlier = self.waiting

@@ -11,14 +11,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from companion.exc import RollRefused
 from companion.games.base import Game, IllegalLine, Line, Roll
 
 FAIR = random.SystemRandom()
 MAX_ROLLS = 500  # a chained roll that never settles is a bug, not a reason to hang
-
-
-class RollRefused(IllegalLine):
-    """The device could not find faces the rules accept."""
 
 
 def roll_faces(ask: Roll, rng: random.Random = FAIR) -> tuple[int, ...]:
@@ -31,7 +28,11 @@ def roll_faces(ask: Roll, rng: random.Random = FAIR) -> tuple[int, ...]:
 
 
 def device_roll(game: Game[Any], state: Any, ask: Roll, rng: random.Random = FAIR) -> list[Line]:
-    """Roll for ``ask`` and for every chained roll after it; the lines, in order."""
+    """Roll for ``ask`` and for every chained roll after it; the lines, in order.
+
+    Faces the rules refuse raise their :class:`IllegalLine`, unless the prompt rolls again
+    then; :class:`RollRefused` when no faces fit after many tries (no rule was broken).
+    """
     lines: list[Line] = []
     current: Roll | None = ask
     while current is not None:

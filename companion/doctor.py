@@ -34,7 +34,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
-from companion.config import Config, ConfigError, load
+from companion.config import Config, load
+from companion.exc import ConfigError
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 SERVICE = "companion"

@@ -13,13 +13,8 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from companion.record import (
-    RecordError,
-    Replayer,
-    UnreadableRecord,
-    format_record,
-    summarise,
-)
+from companion.exc import RecordError, UnreadableRecord
+from companion.record import Replayer, format_record, summarise
 from companion.salvage import Row, legal_entries, text_or_bytes
 from companion.session import audited_lines
 from companion.store import Store

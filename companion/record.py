@@ -18,26 +18,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
+from companion.exc import RecordError, UnreadableRecord
 from companion.games import GAMES, game_by_id
 from companion.games.base import RESERVED_NAMES, TABLE, Game, IllegalLine, Line
 
 NAME = re.compile(r"[A-Za-z0-9_-]{1,12}")
-MAX_REASON = 300  # characters of an illegal line's reason
-
-
-class RecordError(Exception):
-    """An illegal line: ``LINE`` is the physical line number (1-based)."""
-
-    def __init__(self, line: int, reason: str) -> None:
-        if len(reason) > MAX_REASON:  # a reason quoting a hostile word stays a short line
-            reason = f"{reason[:MAX_REASON]}... ({len(reason):,} characters)"
-        super().__init__(f"{line}: {reason}")
-        self.line = line
-        self.reason = reason
-
-
-class UnreadableRecord(Exception):
-    """Not a record at all: not UTF-8, no ``game`` line, or an unknown game."""
 
 
 @dataclass(frozen=True)

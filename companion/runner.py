@@ -22,8 +22,9 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from companion.backup import keep_copies
-from companion.config import Config, ConfigError
+from companion.config import Config
 from companion.daemon import Daemon, Stop
+from companion.exc import ConfigError, DisplayError, StateUnavailable
 from companion.games.base import IllegalLine, shown, whole_number
 from companion.intents import KINDS, Intent
 from companion.io.buttons import (
@@ -36,21 +37,13 @@ from companion.io.buttons import (
     pins_for,
     reason,
 )
-from companion.io.display import (
-    DisplayError,
-    NoDisplay,
-    Output,
-    TerminalDisplay,
-    capture_device,
-    luma_opener,
-    pygame_device,
-)
+from companion.io.display import NoDisplay, Output, TerminalDisplay, capture_device, luma_opener, pygame_device
 from companion.io.serial import SerialPort
 from companion.io.shake import ShakeSwitch
 from companion.io.systemd import watchdog_period
 from companion.phone import PhoneView
 from companion.salvage import open_store
-from companion.statedir import StateUnavailable, prepare
+from companion.statedir import prepare
 from companion.store import Store
 from companion.ui.app import App
 from companion.ui.draw import blank, text, wrap

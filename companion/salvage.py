@@ -35,8 +35,9 @@ from typing import Any
 
 from companion import rawread
 from companion.backup import copies, sync_directory
+from companion.exc import RecordError, UnreadableRecord
 from companion.games import GAMES
-from companion.record import RecordError, Replayer, UnreadableRecord
+from companion.record import Replayer
 from companion.store import STATUSES, Store, primary, quote
 
 log = logging.getLogger(__name__)

@@ -29,20 +29,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from companion.dice import chained
+from companion.exc import NothingToRedo, NothingToUndo
 from companion.games.base import Game, IllegalLine, Line, Prompt, Roll
 from companion.record import Header, format_record, replay_text, summarise
 from companion.store import Entry, MadeRoll, Store
 
 RECENT = 32  # states kept for instant undo
 CHECKPOINTS = 16  # at most this many older states, spread evenly over the game
-
-
-class NothingToUndo(IllegalLine):
-    """Undo at the start of a game."""
-
-
-class NothingToRedo(IllegalLine):
-    """Redo with an empty redo stack."""
 
 
 class Session:

@@ -17,17 +17,13 @@ import sqlite3
 import tempfile
 from collections.abc import Callable
 
-from companion.config import ConfigError
+from companion.exc import ConfigError, StateUnavailable
 
 #: The service's state directory (systemd's StateDirectory=companion).
 SERVICE_STATE = pathlib.Path("/var/lib/companion")
 #: Errors a retry can outlast: the file system may be remounted, freed or plugged back.
 PASSING = frozenset({errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EAGAIN,
                      errno.ENOMEM, errno.EBUSY, errno.ESTALE, errno.ENODEV, errno.ENXIO})
-
-
-class StateUnavailable(Exception):
-    """The state directory cannot be used now, but may be later: exit 1, systemd retries."""
 
 
 def user_state() -> pathlib.Path:
@@ -69,7 +65,7 @@ def failure(path: pathlib.Path | str, err: OSError, doing: str) -> Exception:
 def prepare(directory: pathlib.Path, store: str) -> None:
     """Make the state directory and check that the store can be written there.
 
-    Raises :class:`~companion.config.ConfigError` (exit 2) or :class:`StateUnavailable`
+    Raises :class:`~companion.exc.ConfigError` (exit 2) or :class:`StateUnavailable`
     (exit 1), each one line naming the path.
     """
     try:

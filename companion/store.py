@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from companion.clock import SYSTEM, Clock
+from companion.exc import NoSuchGame, Unreadable
 
 # The durability settings live here and nowhere else. WAL with synchronous=FULL syncs the
 # log on every commit: a commit that returned survives a power cut. NORMAL would not.
@@ -79,11 +80,6 @@ TOUCH = f"touched = {NEXT_TOUCH}, updated = ?, updated_synced = ?"
 
 
 STATUSES = ("playing", "over", "abandoned")
-
-
-class Unreadable(sqlite3.DatabaseError):
-    """A stored value that cannot be decoded: a flipped bit that SQLite's own checks do not
-    see (they check the file's structure, not what a column means to us)."""
 
 
 @dataclass(frozen=True)
@@ -340,7 +336,7 @@ class Store:
         """One game's bookkeeping; KeyError when there is no such game."""
         row = self.db.execute("SELECT * FROM games WHERE id = ?", (gid,)).fetchone()
         if row is None:
-            raise KeyError(gid)
+            raise NoSuchGame(gid)
         return self._row(row)
 
     def games(self, status: str | None = None, limit: int = 50) -> list[GameRow]:
@@ -371,7 +367,7 @@ class Store:
     def _head(db: sqlite3.Connection, gid: int) -> int:
         row = db.execute("SELECT head FROM games WHERE id = ?", (gid,)).fetchone()
         if row is None:
-            raise KeyError(gid)
+            raise NoSuchGame(gid)
         return int(row[0])
 
     def _move(self, db: sqlite3.Connection, gid: int, head: int, over: bool,

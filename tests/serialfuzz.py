@@ -18,7 +18,8 @@ import tempfile
 from collections.abc import Iterator
 from typing import Any
 
-from companion.console import Refused, decode
+from companion.console import decode
+from companion.exc import ConsoleRefused
 from companion.games import GAMES
 from companion.games.base import IllegalLine, Line
 from companion.io.serial import MAX_LINE
@@ -46,7 +47,7 @@ def refused_locally(data: bytes, state: Any) -> bool:
         return True
     try:
         tokens = words(decode(data).split("#", 1)[0])
-    except Refused:
+    except ConsoleRefused:
         return True
     if not tokens or tokens[0] == "ok" or tokens[0].startswith("error:"):
         return False  # blank lines and comments are answered ok; echoed answers not at all

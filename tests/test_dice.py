@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from companion.dice import FAIR, RollRefused, device_roll, roll_faces
+from companion.dice import FAIR, device_roll, roll_faces
+from companion.exc import Refusal, RollRefused
 from companion.games import GAMES
 from companion.games.base import IllegalLine, Line, Roll
 from companion.games.leaf_climbers import LeafRefused
@@ -208,4 +209,5 @@ def test_faces_that_can_never_fit_give_up_instead_of_hanging(
     hopeless = replace(state, leaves=state.leaves + tuple(CORNERS * 2))
     with pytest.raises(RollRefused) as refused:
         device_roll(LEAVES, hopeless, ask)
-    assert isinstance(refused.value, IllegalLine)
+    assert isinstance(refused.value, Refusal)  # shown like any refusal; no rule was broken
+    assert not isinstance(refused.value, IllegalLine)

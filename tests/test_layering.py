@@ -22,6 +22,8 @@ PACKAGE = ROOT / "companion"
 SCREENS = "companion.ui"
 DEVICES = "companion.io"
 ENGINES = "companion.games"
+#: Every error the companion raises on purpose (every layer may import it).
+ERRORS = "companion.exc"
 #: Wiring: the modules that may import screens and devices both.
 WIRING = {
     "companion.runner": "wires devices, the app and the loop for `companion run`",
@@ -102,6 +104,15 @@ def engine_imports_more_than_base(importer: str, imported: str) -> bool:
         under(imported, ENGINES) and imported != ENGINES)
 
 
+def base_imports_more_than_the_errors(importer: str, imported: str) -> bool:
+    # The engines' one shared module hands on the rules' errors from the error module.
+    return importer == f"{ENGINES}.base" and imported != ERRORS
+
+
+def errors_import_the_companion(importer: str, imported: str) -> bool:
+    return importer == ERRORS
+
+
 def screen_imports_device(importer: str, imported: str) -> bool:
     return under(importer, SCREENS) and under(imported, DEVICES)
 
@@ -119,6 +130,8 @@ def unwired_module_imports_both(importer: str, imported: str) -> bool:
 
 RULES = {
     "rules engines import nothing of the companion but games/base.py": engine_imports_more_than_base,
+    "games/base.py imports nothing of the companion but the error module": base_imports_more_than_the_errors,
+    "the error module imports nothing of the companion": errors_import_the_companion,
     "screens never import devices": screen_imports_device,
     "devices never import screens": device_imports_screen,
     "only the wiring imports screens and devices both": unwired_module_imports_both,

@@ -12,10 +12,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from companion.dice import device_roll
+from companion.exc import NothingToRedo, NothingToUndo, Refusal
 from companion.games import GAMES
 from companion.games.base import Choice, Game, IllegalLine, Line, Roll
 from companion.record import Header, Replayed, format_record, replay_text, summary
-from companion.session import CHECKPOINTS, RECENT, NothingToRedo, NothingToUndo, Session
+from companion.session import CHECKPOINTS, RECENT, Session
 from companion.store import Store
 from tests.playout import next_entry, players_for, playout
 
@@ -104,7 +105,8 @@ def test_undo_at_the_start_is_refused_and_changes_nothing(store: Store) -> None:
     start, row = session.state, store.game(session.gid)
     with pytest.raises(NothingToUndo) as refused:
         session.undo()
-    assert isinstance(refused.value, IllegalLine)  # the screen shows it like any refusal
+    # The screen shows it like any refusal, but no rule was broken.
+    assert isinstance(refused.value, Refusal) and not isinstance(refused.value, IllegalLine)
     assert (session.head, session.state) == (0, start)
     assert store.game(session.gid) == row
     assert store.entries(session.gid) == []
@@ -116,7 +118,7 @@ def test_redo_with_nothing_undone_is_refused_and_changes_nothing(store: Store) -
     state, row = session.state, store.game(session.gid)
     with pytest.raises(NothingToRedo) as refused:
         session.redo()
-    assert isinstance(refused.value, IllegalLine)
+    assert isinstance(refused.value, Refusal) and not isinstance(refused.value, IllegalLine)
     assert (session.head, session.state) == (2, state)
     assert store.game(session.gid) == row
     assert len(store.entries(session.gid)) == 2

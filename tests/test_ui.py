@@ -152,3 +152,14 @@ def test_a_stored_game_that_no_longer_replays_is_kept_and_the_box_still_starts(
     assert second.shows("New game")
     assert second.store.entry(gid, 1) is not None  # nothing was deleted
     second.close()
+
+
+def test_undo_at_the_start_says_so_on_the_screen_and_the_game_goes_on(box: Harness) -> None:
+    """Nothing to undo is a refusal (not a rule broken): its reason shows like any other."""
+    start_microbot(box)
+    box.long_press()
+    box.press("select")  # Undo, with nothing entered yet
+    assert box.says("nothing to undo"), box.texts()
+    assert box.app.session.head == 0
+    box.press("select")  # roll for me: the game goes on
+    assert box.app.session.head == 1

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.ai import Advice
+from companion.exc import OutOfTime
 from companion.games.base import Line
 from companion.games.gleebs_and_grues import (
     GLEEBS,
@@ -73,10 +74,6 @@ EXACT, LOWER, UPPER = 0, 1, 2
 PIECE = {piece: i for i, piece in enumerate(GLEEBS)}
 
 ENGINE = GleebsAndGrues()
-
-
-class OutOfTime(Exception):
-    """The budget ran out in the middle of an iteration."""
 
 
 @dataclass(frozen=True)

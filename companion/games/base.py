@@ -17,31 +17,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
+# The rules' errors live with every other error; engines import them from here.
+from companion.exc import BadArguments as BadArguments
+from companion.exc import GameOver as GameOver
+from companion.exc import IllegalLine as IllegalLine
+from companion.exc import NotYourTurn as NotYourTurn
+from companion.exc import UnknownVerb as UnknownVerb
+
 TABLE = "table"
 RESERVED_NAMES = frozenset({"game", "players", "option", TABLE})
-
-
-class IllegalLine(ValueError):
-    """A record line that the rules do not allow in the state reached so far.
-
-    The message is a short sentence a player understands.
-    """
-
-
-class NotYourTurn(IllegalLine):
-    """The line's actor is not the one the game is waiting for."""
-
-
-class BadArguments(IllegalLine):
-    """The line's words are not of the verb's form (count, numbers, names)."""
-
-
-class UnknownVerb(IllegalLine):
-    """The verb is not one this game knows, or not one that fits now."""
-
-
-class GameOver(IllegalLine):
-    """An action line after the game has ended."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +66,7 @@ def whole_number(token: str, what: str) -> int:
     >>> whole_number("9" * 5000, "a die face")
     Traceback (most recent call last):
     ...
-    companion.games.base.BadArguments: a die face is too large: a number of 5,000 digits
+    companion.exc.BadArguments: a die face is too large: a number of 5,000 digits
     """
     if not token or not token.isascii() or not token.isdigit():
         raise BadArguments(f"{what} must be a number, not {shown(token)}")
@@ -100,7 +84,7 @@ def number(token: str, low: int, high: int, what: str) -> int:
     >>> number("7", 1, 6, "a die face")
     Traceback (most recent call last):
     ...
-    companion.games.base.BadArguments: a die face must be 1-6, not 7
+    companion.exc.BadArguments: a die face must be 1-6, not 7
     """
     value = whole_number(token, what)
     if not low <= value <= high:

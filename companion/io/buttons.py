@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from gpiozero import DigitalInputDevice, Factory, RotaryEncoder
 from gpiozero.exc import BadPinFactory
 
-from companion.config import Config, ConfigError
+from companion.config import Config
+from companion.exc import ConfigError
 from companion.intents import ENCODER, Intent
 
 #: BCM pins per build (hardware/README.md has the wiring).

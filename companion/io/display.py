@@ -22,6 +22,8 @@ from typing import Any, NoReturn, Protocol, TextIO
 
 from PIL import Image
 
+from companion.exc import DisplayError
+
 log = logging.getLogger(__name__)
 
 BRIGHT, DIM = 0xCF, 0x08
@@ -40,10 +42,6 @@ class Device(Protocol):
     def hide(self) -> None: ...
     def show(self) -> None: ...
     def cleanup(self) -> None: ...
-
-
-class DisplayError(Exception):
-    """Display flags that luma refuses, or a device that cannot be opened."""
 
 
 def luma_opener(flags: str) -> Callable[[], Any]:

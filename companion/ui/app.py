@@ -22,13 +22,14 @@ from companion.ai import ADVISORS, seat_line
 from companion.clock import UNSURE_MARK
 from companion.config import ROLLS, Config, save_settings
 from companion.dice import FAIR
+from companion.exc import RecordError, Unreadable, UnreadableRecord
 from companion.games import GAMES, TITLES
 from companion.games.base import IllegalLine
 from companion.intents import ENCODER, TILT, Intent
 from companion.phone import PhoneView
-from companion.record import Header, RecordError, UnreadableRecord
+from companion.record import Header
 from companion.session import Session
-from companion.store import GameRow, Store, Unreadable, primary
+from companion.store import GameRow, Store, primary
 from companion.ui.draw import BLACK, HEADER, WHITE, WIDTH, blank, recording
 from companion.ui.games import screen_title
 from companion.ui.keytest import KeyEdge, KeyTest, PatternTest

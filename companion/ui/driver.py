@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from companion.ai import ADVISORS
+from companion.exc import DriverError
 from companion.games.base import Choice, Field, Form, Grid, Line, Roll
 from companion.intents import Intent
 from companion.record import Header
@@ -19,10 +20,6 @@ from companion.ui.board import BoardScreen
 from companion.ui.games import screen_title
 from companion.ui.play import PlayScreen
 from companion.ui.widgets import Item, Menu, Numbers, Preview
-
-
-class DriverError(Exception):
-    """The screens offer no way to enter what was asked."""
 
 
 class Driver:

@@ -17,6 +17,7 @@ from PIL import ImageDraw
 
 from companion import ai
 from companion.dice import FAIR, device_roll, rolled_faces
+from companion.exc import Refusal
 from companion.games.base import TABLE, Answer, Choice, Field, Form, Grid, IllegalLine, Line, Prompt, Roll
 from companion.intents import Intent
 from companion.record import describe
@@ -198,7 +199,7 @@ class PlayScreen(Screen):
         """Run a session change; a refusal or a storage failure becomes the message."""
         try:
             act()
-        except IllegalLine as err:
+        except Refusal as err:  # a rule broken, or nothing to undo or redo
             self.message = str(err)
             return False
         except sqlite3.Error as err:
@@ -214,7 +215,7 @@ class PlayScreen(Screen):
         """A device roll; ``again``: anew, although an undone roll is offered (audited)."""
         try:
             lines = device_roll(self.session.game, self.session.state, ask, self.rng)
-        except IllegalLine as err:
+        except Refusal as err:  # faces the rules refuse, or none found
             self.message = str(err)
             return
         before, head = self.session.state, self.session.head

@@ -26,6 +26,7 @@ from typing import Any
 
 from PIL import Image
 
+from companion.exc import PageClosed
 from companion.salvage import read_only
 from companion.session import Session, audited_lines
 from companion.store import Store
@@ -101,10 +102,6 @@ class Hub:
             if self.version == version:
                 return None
             return self.version, self.data
-
-
-class PageClosed(Exception):
-    """The token changed: every open page is closed."""
 
 
 def page_html() -> bytes:
