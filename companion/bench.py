@@ -139,7 +139,7 @@ def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.P
 
         phone = PhoneView(PhoneConfig(True, "127.0.0.1", 0), None, path)
         phone.start()
-    app = App(store, Config(), directory, rng=random.Random(1), phone=phone)
+    app = App(store, Config(), rng=random.Random(1), phone=phone)
     events: queue.Queue[object] = queue.Queue()
     output = Output(lambda: panels, shift=False)
     daemon = Daemon(app, output, events, KeyLogic(), phone=phone)

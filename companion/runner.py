@@ -22,7 +22,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from companion.backup import keep_copies
-from companion.config import Config
+from companion.config import Config, save_settings
 from companion.daemon import Daemon, Stop
 from companion.exc import ConfigError, DisplayError, StateUnavailable
 from companion.games.base import IllegalLine, shown, whole_number
@@ -243,7 +243,9 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
         stack.callback(store.close)
         stack.callback(keep_copies(store).stop)  # runs before the close: a last copy
         phone = PhoneView(config.phone, directory, store_file)
-        app = App(store, config, directory, phone=phone)
+        # The screens ask; the wiring writes the settings file and knows the keys' pins.
+        app = App(store, config, phone=phone, save=partial(save_settings, state_dir=directory),
+                  keys=list(pins_for(config.buttons.preset, config.buttons.pins)))
         if app.resume_latest():
             log.info("resumed game %s", app.session.gid if app.session else "?")
         note = "; ".join(filter(None, (damaged, note)))

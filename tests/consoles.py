@@ -26,7 +26,7 @@ class ConsoleBox:
 
     def __init__(self, directory: pathlib.Path) -> None:
         self.store = Store(str(directory / "games.sqlite"))
-        self.app = App(self.store, Config(), directory, rng=random.Random(3))
+        self.app = App(self.store, Config(), rng=random.Random(3))
         self.console = Console(self.app)
 
     def send(self, text: str | bytes, port: str = "serial 1") -> str | None:

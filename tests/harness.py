@@ -20,7 +20,7 @@ import random
 import select
 import sys
 import time
-from functools import cache
+from functools import cache, partial
 from tty import setraw as termios_raw
 
 from gpiozero import Device
@@ -29,7 +29,7 @@ from luma.core.device import dummy
 from PIL import Image, ImageDraw
 
 from companion.clock import SYSTEM, Clock
-from companion.config import Config, PhoneConfig
+from companion.config import Config, PhoneConfig, save_settings
 from companion.daemon import Daemon
 from companion.intents import Intent
 from companion.io.buttons import PRESETS, ButtonBank, KeyLogic
@@ -95,7 +95,9 @@ class Harness:
         self.serial = CommandLog()
         self.device = dummy(width=128, height=64, mode="1", serial_interface=self.serial)
         self.store = Store(str(directory / store_file), clock=clock)
-        self.app = App(self.store, Config(), directory, rng=random.Random(seed))
+        # Wired as `companion run` wires it: settings kept in the directory, the preset's keys.
+        self.app = App(self.store, Config(), rng=random.Random(seed), keys=list(self.pins),
+                       save=partial(save_settings, state_dir=directory))
         self.output = Output(lambda: self.device, shift=False, clock=lambda: self.now)
         self.daemon = Daemon(self.app, self.output, self.events, KeyLogic(0.02, 0.6),
                              clock=lambda: self.now)

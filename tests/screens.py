@@ -62,7 +62,7 @@ class Walker:
 
     def __init__(self, directory: pathlib.Path, name: str) -> None:
         self.store = Store(str(directory / f"{name.replace('/', '-')}.sqlite"))
-        self.app = App(self.store, Config(), directory, rng=random.Random(5))
+        self.app = App(self.store, Config(), rng=random.Random(5))
         self.name = name
         self.shots: list[Shot] = []
         self.shoot("start")

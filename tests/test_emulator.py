@@ -35,7 +35,7 @@ def painted(app: App, monkeypatch: pytest.MonkeyPatch, columns: int, lines: int)
 def test_an_80x24_terminal_shows_the_words_and_the_whole_help_line(
         tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = Store(str(tmp_path / "games.sqlite"))
-    app = App(store, Config(), tmp_path, rng=random.Random(1))
+    app = App(store, Config(), rng=random.Random(1))
     rows = painted(app, monkeypatch, 80, 24)
     assert len(rows) <= 24 and all(len(row) <= 80 for row in rows)
     assert any("companion" in row for row in rows) and any("New game" in row for row in rows)

@@ -102,7 +102,7 @@ class LiveLoop:
     def _serve(self) -> None:
         store = Store(str(self.directory / "companion.sqlite"))
         try:
-            app = App(store, Config(screen=self.screen), self.directory)
+            app = App(store, Config(screen=self.screen))
             output = Output(self.opener, shift=False)
             self.daemon = Daemon(app, output, self.events, KeyLogic(0.02, 0.6), ports=self.ports)
             self.up.set()

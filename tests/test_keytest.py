@@ -74,8 +74,7 @@ def test_a_key_held_down_shows_down(box: Harness) -> None:
 
 
 def test_select_back_and_long_presses_only_show_their_names(tmp_path: pathlib.Path) -> None:
-    box = Harness(tmp_path, preset="adafruit-bonnet")
-    box.app.config = replace(Config(), buttons=replace(Config().buttons, preset="adafruit-bonnet"))
+    box = Harness(tmp_path, preset="adafruit-bonnet")  # the wiring hands the bonnet's keys in
     try:
         open_test(box, "Keys")
         assert box.shows("7 to try: up down left", 10)

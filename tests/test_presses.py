@@ -40,7 +40,7 @@ def test_dice_start_on_roll_for_me_and_then_on_the_way_the_table_rolls(tmp_path:
     for text in ("table line", "Ann ability 7", "Bob ability 6", "Bob bribe 1", "Ann bribe 2",
                  "Bob bribe 3", "Ann bribe 4"):
         session.play([Line.parse(text)])
-    app = App(store, Config(), tmp_path, rng=random.Random(3))
+    app = App(store, Config(), rng=random.Random(3))
     app.open(session.gid)
     play = app.top
     assert isinstance(play, PlayScreen)

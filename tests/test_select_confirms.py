@@ -40,7 +40,7 @@ def opened(store: Store, tmp_path: pathlib.Path, game: str, players: tuple[str, 
     session = Session.new(store, Header(found, players))
     for text in lines:
         session.play([Line.parse(text)])
-    app = App(store, Config(), tmp_path, rng=random.Random(3))
+    app = App(store, Config(), rng=random.Random(3))
     assert app.open(session.gid)
     return app, session
 

@@ -124,7 +124,7 @@ def test_a_stuck_main_loop_stops_sending_watchdog_pings(tmp_path: pathlib.Path,
     def serve() -> None:
         """The daemon as runner.py starts it, in the thread that owns its state."""
         store = Store(str(tmp_path / "companion.sqlite"))
-        app = App(store, Config(), tmp_path)
+        app = App(store, Config())
         handle = app.handle
 
         def handle_or_hang(intent: Intent) -> None:

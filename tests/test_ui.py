@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import errno
 import pathlib
+from dataclasses import replace
 
 import pytest
 
+from companion.config import Config, ScreenConfig
 from companion.games import game_by_id
 from companion.games.base import Line
+from companion.intents import Intent
 from companion.record import Header
 from companion.session import Session
+from companion.store import Store
+from companion.ui.app import App
 from tests.harness import Harness
 
 
@@ -163,3 +169,30 @@ def test_undo_at_the_start_says_so_on_the_screen_and_the_game_goes_on(box: Harne
     assert box.app.session.head == 0
     box.press("select")  # roll for me: the game goes on
     assert box.app.session.head == 1
+
+
+def test_a_changed_setting_is_asked_of_the_wiring_which_keeps_it(store: Store, tmp_path: pathlib.Path) -> None:
+    """The settings screen writes no file: it hands the new settings to ``save``."""
+    asked: list[ScreenConfig] = []
+    app = App(store, Config(), save=asked.append)
+    app.settings()
+    app.handle(Intent("select"))  # Dim after: 60 s -> 120 s
+    assert asked == [replace(Config().screen, dim_after=120.0)]
+    assert app.config.screen.dim_after == 120.0
+    assert not [p for p in tmp_path.iterdir() if not p.name.startswith("companion.db")]  # the store alone
+
+
+def test_a_setting_the_wiring_cannot_keep_is_said_and_still_used(store: Store) -> None:
+    def full(screen: ScreenConfig) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    app = App(store, Config(), save=full)
+    app.settings()
+    app.handle(Intent("select"))
+    assert app.top.message == "settings not saved: No space left on device"
+    assert app.config.screen.dim_after == 120.0  # in force until the box restarts
+
+
+def test_the_key_test_lists_the_keys_the_wiring_made(store: Store) -> None:
+    app = App(store, Config(), keys=["up", "select"])
+    assert app.inputs() == ["up", "select"]

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import datetime
 import logging
-import pathlib
 import random
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -20,7 +19,7 @@ from PIL import Image, ImageDraw
 
 from companion.ai import ADVISORS, seat_line
 from companion.clock import UNSURE_MARK
-from companion.config import ROLLS, Config, save_settings
+from companion.config import ROLLS, Config, ScreenConfig
 from companion.dice import FAIR
 from companion.exc import RecordError, Unreadable, UnreadableRecord
 from companion.games import GAMES, TITLES
@@ -57,15 +56,26 @@ def seconds(value: float) -> str:
     return f"{int(value)} s" if value < 60 else f"{int(value // 60)} min"
 
 
-class App:
-    """Screens, the session being played, and the ways into and out of it."""
+#: Keeps the players' screen settings (the wiring's; it may raise OSError).
+SaveSettings = Callable[[ScreenConfig], None]
 
-    def __init__(self, store: Store, config: Config, state_dir: pathlib.Path | None = None,
-                 rng: random.Random = FAIR, phone: PhoneView | None = None) -> None:
+
+class App:
+    """Screens, the session being played, and the ways into and out of it.
+
+    The screens touch no file and no device: what they need of either is handed in. ``save``
+    keeps the screen settings a player changes (without it they last until the box restarts);
+    ``keys`` are the roles of the keys the wiring made, for Settings > Test keys.
+    """
+
+    def __init__(self, store: Store, config: Config, *, rng: random.Random = FAIR,
+                 phone: PhoneView | None = None, save: SaveSettings | None = None,
+                 keys: Sequence[str] = ()) -> None:
         self.store = store
         self.phone = phone
         self.config = config
-        self.state_dir = state_dir
+        self.save = save
+        self.keys = tuple(keys)
         self.rng = rng
         self.stack: list[Screen] = [Menu("companion", self.home_items)]
         self.session: Session | None = None
@@ -259,10 +269,7 @@ class App:
 
     def inputs(self) -> list[str]:
         """The keys and other inputs the configuration wires, for the key test's list."""
-        # Imports gpiozero: only when the test is opened.
-        from companion.io.buttons import pins_for
-
-        names = list(pins_for(self.config.buttons.preset, self.config.buttons.pins))
+        names = list(self.keys)
         if self.config.encoder.a is not None:
             names.append(ENCODER)
         if self.config.shake.pin is not None:
@@ -299,9 +306,9 @@ class App:
     def save_screen(self, **changes: Any) -> None:
         screen = replace(self.config.screen, **changes)
         self.config = replace(self.config, screen=screen)
-        if self.state_dir is not None:
+        if self.save is not None:
             try:
-                save_settings(screen, self.state_dir)
+                self.save(screen)
             except OSError as err:
                 self.toast(f"settings not saved: {err.strerror}")
 
