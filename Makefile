@@ -20,11 +20,14 @@ emulator: $(STAMP)
 window: $(STAMP)
 	$(VENV)/bin/companion run --emulator pygame
 
-# Lint and types first (seconds), then every test on every core.
+# Lint and types first (seconds), then every test on every core (two workers a core, see
+# tests/conftest.py; a worker that runs out of tests takes some from the others). Python keeps
+# its compiled modules, as it does by default: every worker and every `companion` process the
+# tests start would otherwise compile the same sources again.
 test: $(STAMP)
 	$(VENV)/bin/ruff check companion tests
 	$(VENV)/bin/mypy
-	$(VENV)/bin/python -m pytest -n auto
+	PYTHONDONTWRITEBYTECODE= $(VENV)/bin/python -m pytest -n auto --dist worksteal
 
 screenshots: $(STAMP)
 	COMPANION=$(VENV)/bin/companion docs/screenshots.sh

@@ -42,6 +42,13 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 _RAM_BASETEMP = pytest.StashKey[str]()
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: two workers a core. Many tests mostly wait (an idle loop measured over
+    seconds, a daemon killed and started again, fsync on the disk): a second worker on
+    each core runs while the first waits."""
+    return 2 * (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
 @pytest.fixture
 def tmp_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[pathlib.Path]:
     """pytest's ``tmp_path``, but on the disk for tests marked ``durable``."""

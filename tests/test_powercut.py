@@ -1,5 +1,11 @@
 """The power-cut harness in its short setting; ``python -m tests.powercut --kills 200`` is
-the full run."""
+the full run.
+
+Eight kills with seed 3 are two inside a store write (at its COMMIT) and six at random
+moments, over more than 100 acknowledged actions: each kind of kill, each checked for every
+acknowledged line and the resumed state. More kills repeat those kinds; each costs a
+daemon start, so the many-kill run is the command above.
+"""
 
 from __future__ import annotations
 
@@ -17,11 +23,11 @@ from tests.powercut import ROOT, run
 pytestmark = pytest.mark.durable
 
 
-def test_twenty_kills_lose_no_acknowledged_action(tmp_path: pathlib.Path) -> None:
-    tally = run(kills=20, seed=3, directory=tmp_path)
+def test_kills_at_random_and_inside_writes_lose_no_acknowledged_action(tmp_path: pathlib.Path) -> None:
+    tally = run(kills=8, seed=3, directory=tmp_path)
     assert tally.problems == []
     assert tally.lost == 0
-    assert tally.kills == 20 and tally.in_writes > 0
+    assert tally.kills == 8 and 0 < tally.in_writes < 8
     assert tally.acknowledged > 100
 
 
