@@ -20,7 +20,6 @@ from companion.games import GAMES, title
 from companion.games.base import BadArguments, Choice, GameOver, Line, NotYourTurn, Roll, UnknownVerb
 from companion.record import Header, format_record, replay_text
 from companion.session import Session
-from companion.store import Store
 from companion.ui.driver import Driver
 from companion.ui.games import screen_title, screens_of
 from companion.ui.play import RESULT_SECONDS
@@ -28,7 +27,7 @@ from tests.example_game.rules import NothingToHold, Pig, State
 from tests.example_game.screens import SCREENS
 from tests.games.records import Records
 from tests.harness import Harness
-from tests.playout import next_entry, players_for, playout
+from tests.playout import players_for, playout, wander
 
 HERE = pathlib.Path(__file__).parent
 GOLDEN = HERE / "golden.record"
@@ -138,24 +137,9 @@ def test_prompt_answers_are_legal_and_replay_matches(seed: int, extra: int) -> N
 @settings(max_examples=20, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), ops=st.lists(st.sampled_from("ppppuur!"), min_size=20, max_size=80))
 def test_only_the_winner_reaches_the_goal_through_plays_undos_redos_and_restarts(seed: int, ops: str) -> None:
-    game = GAMES["pig"]
-    rng = random.Random(seed)
+    header = Header(GAMES["pig"], ("Ann", "Bob", "Cat"), GOAL_20_OPTION)
     with tempfile.TemporaryDirectory() as directory:
-        store = Store(f"{directory}/c.db")
-        session = Session.new(store, Header(game, ("Ann", "Bob", "Cat"), GOAL_20_OPTION))
-        for op in ops:
-            if op == "p" and not session.over():
-                session.play(*next_entry(session, rng))
-            elif op == "u" and session.head > 0:
-                session.undo()
-            elif op == "r" and session.redo_entry() is not None:
-                session.redo()
-            elif op == "!":  # the power goes and comes back
-                gid, state = session.gid, session.state
-                store.close()
-                store = Store(f"{directory}/c.db")
-                session = Session(store, gid)
-                assert session.state == state
+        for session in wander(f"{directory}/c.db", header, ops, random.Random(seed)):
             state = session.state
             assert all(b >= 0 for b in state.banked)
             if state.winner is None:  # nobody has reached the goal, banked or with this turn
@@ -163,7 +147,6 @@ def test_only_the_winner_reaches_the_goal_through_plays_undos_redos_and_restarts
             else:  # the winner's last roll took them there: at most 5 beyond
                 assert state.goal <= state.banked[state.winner] < state.goal + 6
                 assert sorted(state.banked)[-2] < state.goal
-        store.close()
 
 
 # --- on the box: the real app and loop, mock keys, the screen read back ---
