@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from companion.dice import device_roll
 from companion.games.base import Choice, Form, Game, Grid, IllegalLine, Line, Prompt, Roll
+from companion.record import Header
 from companion.session import Session
+from companion.store import Store
 
 #: Seat names for random games, enough for any game's largest table.
 NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
@@ -68,3 +71,28 @@ def next_entry(session: Session, rng: random.Random) -> tuple[list[Line], bool]:
     if rolls and rng.random() < 0.5:
         return device_roll(session.game, session.state, rng.choice(rolls), rng), True
     return [answer(session.game, session.state, ask, rng)], False
+
+
+def wander(path: str, header: Header, ops: Iterable[str], rng: random.Random) -> Iterator[Session]:
+    """A stored game driven by ``ops``, yielded after each: ``p`` plays a random entry (not
+    once over), ``u`` undoes, ``r`` redoes, ``!`` is a power cut (the store is opened again,
+    and the game must come back in the same state)."""
+    store = Store(path)
+    try:
+        session = Session.new(store, header)
+        for op in ops:
+            if op == "p" and not session.over():
+                session.play(*next_entry(session, rng))
+            elif op == "u" and session.head > 0:
+                session.undo()
+            elif op == "r" and session.redo_entry() is not None:
+                session.redo()
+            elif op == "!":
+                gid, state = session.gid, session.state
+                store.close()
+                store = Store(path)
+                session = Session(store, gid)
+                assert session.state == state
+            yield session
+    finally:
+        store.close()

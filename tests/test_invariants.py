@@ -15,10 +15,8 @@ from hypothesis import strategies as st
 
 from companion.games import GAMES
 from companion.record import Header
-from companion.session import Session
-from companion.store import Store
 from tests.games.scenarios import penguins, total
-from tests.playout import next_entry, players_for
+from tests.playout import players_for, wander
 
 
 def microbot(details: dict[str, Any], start: dict[str, Any]) -> None:
@@ -69,24 +67,8 @@ def test_invariants_hold_through_plays_undos_redos_and_restarts(game_id: str, se
                                                                extra: int, ops: str) -> None:
     game = GAMES[game_id]
     check = INVARIANTS[game_id]
-    rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as directory:
-        path = f"{directory}/c.db"
-        store = Store(path)
-        session = Session.new(store, Header(game, players_for(game, extra)))
-        start = game.details(session.state)
-        for op in ops:
-            if op == "p" and not session.over():
-                session.play(*next_entry(session, rng))
-            elif op == "u" and session.head > 0:
-                session.undo()
-            elif op == "r" and session.redo_entry() is not None:
-                session.redo()
-            elif op == "!":  # the power goes and comes back
-                gid, state = session.gid, session.state
-                store.close()
-                store = Store(path)
-                session = Session(store, gid)
-                assert session.state == state
+        header = Header(game, players_for(game, extra))
+        start = game.details(game.start(header.players, game.option_values(dict(header.options))))
+        for session in wander(f"{directory}/c.db", header, ops, random.Random(seed)):
             check(game.details(session.state), start)
-        store.close()

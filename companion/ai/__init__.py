@@ -16,11 +16,11 @@ True
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from companion.games import KITS, load
 from companion.games.base import Line
 
 #: Seconds an advisor may think. The search stops within a few milliseconds of it, so a
@@ -40,19 +40,15 @@ class Advice:
 
 Advisor = Callable[[Any, float], "Advice | None"]
 
-#: game ID -> (module in this package, function), imported on first use.
-ADVISORS: dict[str, tuple[str, str]] = {
-    "gleebs-and-grues": ("gleebs", "advise"),
-}
-
 
 def advisor(game_id: str) -> Advisor | None:
-    """The advisor of a game: ``advise(state, seconds)`` -> :class:`Advice` or ``None``
-    (a step it does not advise on, such as a table's random set-up)."""
-    if game_id not in ADVISORS:
+    """The advisor a game's kit names (:mod:`companion.games`), imported on first use:
+    ``advise(state, seconds)`` -> :class:`Advice` or ``None`` (a step it does not advise on,
+    such as a table's random set-up). ``None`` for a game without one."""
+    kit = KITS.get(game_id)
+    if kit is None or not kit.advisor:
         return None
-    module, name = ADVISORS[game_id]
-    found: Advisor = getattr(importlib.import_module(f"companion.ai.{module}"), name)
+    found: Advisor = load(kit.advisor)
     return found
 
 

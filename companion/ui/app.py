@@ -17,12 +17,12 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from companion.ai import ADVISORS, seat_line
+from companion.ai import advisor, seat_line
 from companion.clock import UNSURE_MARK
 from companion.config import ROLLS, Config, ScreenConfig
 from companion.dice import FAIR
 from companion.exc import RecordError, Unreadable, UnreadableRecord
-from companion.games import GAMES, TITLES
+from companion.games import GAMES
 from companion.games.base import IllegalLine
 from companion.intents import ENCODER, TILT, Intent
 from companion.phone import PhoneView
@@ -237,7 +237,7 @@ class App:
                 Item(topic.capitalize() or "Overview", partial(self.push, Page(title, body)))
                 for topic, body in game.pages.items()
             ]))
-        self.push(Menu("Rules", [Item(screen_title(game_id), partial(pages, game_id)) for game_id in TITLES]))
+        self.push(Menu("Rules", [Item(screen_title(game_id), partial(pages, game_id)) for game_id in GAMES]))
 
     def settings(self) -> None:
         def cycle(key: str, choices: tuple[float, ...]) -> Callable[[], None]:
@@ -319,10 +319,10 @@ class App:
             NewGame(self, game_id).count()
 
         menu = Menu("New game", [Item(screen_title(game_id), partial(setup, game_id))
-                                 for game_id in TITLES])
+                                 for game_id in GAMES])
         last = self.store.games(limit=1)  # the table likely plays the same game again
-        if last and last[0].game in TITLES:
-            menu.cursor = list(TITLES).index(last[0].game)
+        if last and last[0].game in GAMES:
+            menu.cursor = list(GAMES).index(last[0].game)
         self.push(menu)
 
 
@@ -430,7 +430,7 @@ class NewGame:
 
     def ask_companion(self) -> None:
         """For a game with an advisor: may the companion play a seat? Stored with the game."""
-        if self.game.id not in ADVISORS:
+        if advisor(self.game.id) is None:
             self.ask_seats()
             return
 

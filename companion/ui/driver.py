@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from companion.ai import ADVISORS
+from companion.ai import advisor
 from companion.exc import DriverError
 from companion.games.base import Choice, Field, Form, Grid, Line, Roll
 from companion.intents import Intent
@@ -55,7 +55,7 @@ class Driver:
         for key, spec in game.options.items():
             if spec.choices:
                 self.choose(given.get(key, spec.default))
-        if game.id in ADVISORS:
+        if advisor(game.id) is not None:
             self.choose("Nobody")  # the companion plays no seat
         if game.random_seats:
             self.choose("As entered")

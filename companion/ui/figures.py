@@ -2,8 +2,8 @@
 and the pages of figures a player flips to when one panel is not enough.
 
 Panels draw from the game's summary (records.md keys), so they never reach into a rules
-engine's state. Games with a panel (or pages) of their own register it in
-:mod:`companion.ui.games`.
+engine's state. Games with a panel (or pages) of their own declare it in their
+:class:`companion.ui.games.Screens`.
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ from companion.ui.draw import (
     wrap,
 )
 from companion.ui.figures import Views, corner
-from companion.ui.games import cell_width, painter, panel, roll_picture, screen_title, summary_lines, views
+from companion.ui.games import Screens, screen_title, screens_of
 from companion.ui.reveal import Reveal, plain_picture, shown_lines
 from companion.ui.widgets import Host, Item, Menu, Numbers, Page, Preview, Screen, confirm
 
@@ -91,6 +91,7 @@ class PlayScreen(Screen):
                  one_by_one: Callable[[], bool] = lambda: False) -> None:
         """``one_by_one`` is the players' setting: show a roll of many dice a line at a time."""
         self.session = session
+        self.screens: Screens = screens_of(session.game.id)
         self.host = host
         self.rng = rng
         self.leave = leave or host.pop
@@ -238,7 +239,7 @@ class PlayScreen(Screen):
     def reveal(self, before: Any, lines: list[Line]) -> None:
         """Show a stored roll of several lines: one by one (the setting), or all at once in
         the game's own picture; a game without one keeps the one-line message."""
-        picture = roll_picture(self.session.game.id)
+        picture = self.screens.roll_picture
         each = self.one_by_one()
         if len(lines) > 1 and (each or picture is not None):
             shown = shown_lines(self.session.game, self.session.players, before, lines)
@@ -276,14 +277,13 @@ class PlayScreen(Screen):
 
     def pick_squares(self, grid: Grid) -> None:
         ask = self.session.prompt()
-        game_id = self.session.game.id
         # With several ways to answer, the one picked says best what the board is for.
         question = ask.question if ask and len(ask.answers) == 1 else grid.label
         def menu() -> None:  # over the play screen: its entries change what the board shows
             self.host.pop()
             self.host.push(self.context_menu())
-        self.host.push(BoardScreen(grid, painter(game_id), self.session.summary,
-                                   self.refusal_of, question, cell_width(game_id), menu))
+        self.host.push(BoardScreen(grid, self.screens.paint, self.session.summary,
+                                   self.refusal_of, question, self.screens.cell_width, menu))
 
     def refusal_of(self, line: Line) -> str:
         """Play a line; "" when it was logged, else the reason it was refused."""
@@ -306,7 +306,7 @@ class PlayScreen(Screen):
         summary = self.session.summary()
         winners = ", ".join(summary["winners"]) or "nobody"
         body = f"Winners: {winners}.\n" if summary["over"] else f"Next: {summary['next']}.\n"
-        body += "\n".join(summary_lines(self.session.game.id, summary))
+        body += "\n".join(self.screens.summary_lines(summary))
         self.host.push(Page("Summary", body))
 
     def context_menu(self) -> Menu:
@@ -337,7 +337,7 @@ class PlayScreen(Screen):
 
     def view_items(self, then: Callable[[Callable[[], None]], Callable[[], None]]) -> list[Item]:
         """A line for each of the game's pages of figures (scores...), opening it there."""
-        pages = views(self.session.game.id)
+        pages = self.screens.views
 
         def opener(at: int) -> Callable[[], None]:
             return then(lambda: self.host.push(Views(pages, self.session.summary, at)))
@@ -373,7 +373,7 @@ class PlayScreen(Screen):
                    then: Callable[[Callable[[], None]], Callable[[], None]]) -> list[Item]:
         """The game menu's "Hint", for a game with an advisor, on a player's own step."""
         if (ask is None or not ask.answers or ask.actor in (*self.seats, TABLE)
-                or self.session.game.id not in ai.ADVISORS):
+                or ai.advisor(self.session.game.id) is None):
             return []
         return [Item("Hint", then(self.show_hint), "a strong move")]
 
@@ -430,7 +430,7 @@ class PlayScreen(Screen):
         if self.result:
             result_banner(draw, self.result)
         else:
-            panel(self.session.game.id)(draw, summary, PANEL)
+            self.screens.panel(draw, summary, PANEL)
 
     def on(self, intent: Intent, host: Host) -> None:
         kind = intent.kind

@@ -194,14 +194,14 @@ class PhoneApp:
 
     def history(self, start: Start) -> Iterable[bytes]:
         """Finished games, newest first: title, players, winners."""
-        from companion.games import TITLES
+        from companion.games import title
 
         store = self.store()
         try:
             rows = store.games("over")
         finally:
             store.close()
-        games = [{"id": row.id, "title": TITLES.get(row.game, row.game),
+        games = [{"id": row.id, "title": title(row.game),
                   "players": row.header[1].split()[1:] if len(row.header) > 1 else [],
                   "winners": list(row.winners)} for row in rows]
         return reply(start, "200 OK", json.dumps(games).encode(), "application/json")

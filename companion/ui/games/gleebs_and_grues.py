@@ -19,6 +19,7 @@ from companion.games.base import Grid
 from companion.ui.board import BoardView, cell_box
 from companion.ui.draw import BLACK, WHITE, text
 from companion.ui.figures import Box
+from companion.ui.games import Screens
 
 FIRST_SEAT = ("B", "Y")
 COLOURS = ("B/Y", "G/R")  # by seat
@@ -127,3 +128,7 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
         lines.append("Grues caged on " + " ".join(summary["pinned"]))
     lines.append(f"On the board: {len(summary['board'])} stacks")
     return lines
+
+
+#: What this game draws its own way (the rest is generic).
+SCREENS = Screens(panel=panel, paint=paint, summary_lines=summary_lines)

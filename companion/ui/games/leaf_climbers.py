@@ -20,6 +20,7 @@ from companion.games.base import Grid
 from companion.ui.board import BoardView, cell_box
 from companion.ui.draw import BLACK, WHITE, length, text
 from companion.ui.figures import Box
+from companion.ui.games import Screens
 from companion.ui.reveal import RollView
 
 SIZE = 6
@@ -233,3 +234,8 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
     if summary["falling"]:
         lines.append(f"Leaves to drop: {summary['falling']}")
     return lines
+
+
+#: What this game draws its own way (the rest is generic).
+SCREENS = Screens(panel=panel, paint=paint, cell_width=CELL_WIDTH, roll_picture=roll_picture,
+                  summary_lines=summary_lines, short_title="Leaf-Climbers")

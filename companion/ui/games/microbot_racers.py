@@ -8,6 +8,7 @@ from PIL import ImageDraw
 
 from companion.ui.draw import BLACK, WHITE, WIDTH, pips, text
 from companion.ui.figures import Box
+from companion.ui.games import Screens
 
 
 def panel(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
@@ -42,3 +43,7 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
         if summary["picked"][name]:
             lines.append(f"{name} to do: {' '.join(summary['picked'][name])}")
     return lines
+
+
+#: What this game draws its own way (the rest is generic).
+SCREENS = Screens(panel=panel, summary_lines=summary_lines)

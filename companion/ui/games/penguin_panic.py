@@ -20,6 +20,7 @@ from PIL import ImageDraw
 
 from companion.ui.draw import BLACK, WHITE, bar, font, text
 from companion.ui.figures import Box, View
+from companion.ui.games import Screens
 
 SPACES = 7
 CIRCLES = 5
@@ -290,3 +291,7 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
     lines += [f"Round {summary['round']}, bag {summary['bag']}",
               f"Line {summary['line']}, board {summary['board']}"]
     return lines
+
+
+#: What this game draws its own way (the rest is generic).
+SCREENS = Screens(panel=panel, summary_lines=summary_lines, views=VIEWS)

@@ -19,6 +19,7 @@ from PIL import ImageDraw
 
 from companion.ui.draw import BLACK, WHITE, length, text
 from companion.ui.figures import Box, View
+from companion.ui.games import Screens
 
 TERRAINS = ("forest", "water", "mountain", "swamp", "desert")
 MEADOW = "meadow"
@@ -185,3 +186,7 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
     lines.append("Piles: " + (", ".join(tops) if tops else "none yet"))
     lines.append(f"Draw {summary['draw']}, discards {summary['discards']}")
     return lines
+
+
+#: What this game draws its own way (the rest is generic).
+SCREENS = Screens(panel=panel, summary_lines=summary_lines, views=VIEWS)
