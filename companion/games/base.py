@@ -15,7 +15,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from enum import StrEnum
+from typing import Any, ClassVar, Generic, TypedDict, TypeVar
 
 TABLE = "table"
 RESERVED_NAMES = frozenset({"game", "players", "option", TABLE})
@@ -305,6 +306,42 @@ class Prompt:
 
 
 @dataclass(frozen=True)
+class Outcome:
+    """How a game ended, as python-chess's ``Outcome``: why, and who won.
+
+    ``termination`` is a member of the game's own ``Termination`` enum, whose value says the
+    ending in a few words ("every square is blue"); ``winners`` are in seat order, empty when
+    nobody wins.
+
+    >>> class Termination(StrEnum):
+    ...     FINISH = "all lemmings across"
+    >>> Outcome(Termination.FINISH, ("Ann",)).headline()
+    'Ann wins!'
+    >>> Outcome(Termination.FINISH).headline()
+    'All lemmings across!'
+    """
+
+    termination: StrEnum
+    winners: tuple[str, ...] = ()
+
+    def headline(self) -> str:
+        """The end screen's words: the winners, or how it ended when nobody won."""
+        if self.winners:
+            return " & ".join(self.winners) + (" wins!" if len(self.winners) == 1 else " win!")
+        return self.termination.value[:1].upper() + self.termination.value[1:] + "!"
+
+
+class Summary(TypedDict):
+    """The keys every summary has (records.md); each game's details add their own."""
+
+    game: str
+    players: list[str]
+    over: bool
+    winners: list[str]
+    next: str | None
+
+
+@dataclass(frozen=True)
 class OptionSpec:
     """A game option: its default record value and a parser that refuses bad values."""
 
@@ -327,8 +364,6 @@ class Game(ABC, Generic[S]):
     options: ClassVar[Mapping[str, OptionSpec]] = {}
     #: Whether the rules want the seats shuffled at setup.
     random_seats: ClassVar[bool] = False
-    #: What the end screen says when the game ends with no winner.
-    no_winner: ClassVar[str] = "A draw: nobody wins"
     #: Rules pages in our own words, by topic; "" is the overview.
     pages: ClassVar[Mapping[str, str]] = {}
 
@@ -346,16 +381,17 @@ class Game(ABC, Generic[S]):
         answers whose extras are the lines still accepted after the end."""
 
     @abstractmethod
+    def outcome(self, state: S) -> Outcome | None:
+        """How the game ended, ``None`` while it goes on."""
+
     def over(self, state: S) -> bool:
-        """Whether the game has ended."""
+        """Whether the game has ended (python-chess's ``is_game_over``)."""
+        return self.outcome(state) is not None
 
     @abstractmethod
-    def winners(self, state: S) -> tuple[str, ...]:
-        """The winners in seat order; empty while not over and when nobody wins."""
-
-    @abstractmethod
-    def details(self, state: S) -> dict[str, Any]:
-        """The game's own summary keys (records.md)."""
+    def details(self, state: S) -> Mapping[str, object]:
+        """The game's own summary keys (records.md): each game returns its own
+        ``TypedDict``, so a misspelt key is a type error where it is written and read."""
 
     def next_actor(self, state: S) -> str | None:
         """The actor of the next required line, ``None`` when over."""

@@ -21,8 +21,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from itertools import permutations
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 from companion.games.base import (
     RESERVED_NAMES,
@@ -35,8 +36,10 @@ from companion.games.base import (
     Line,
     NotYourTurn,
     OptionSpec,
+    Outcome,
     Prompt,
     Roll,
+    Summary,
     UnknownVerb,
     expect_args,
 )
@@ -297,6 +300,30 @@ def board_pick(label: str, actor: str, verb: str, legal: tuple[Line, ...],
                 prefix=prefix, start=("abcd".index(first[0]) + 1, int(first[1])), notes=notes)
 
 
+class Termination(StrEnum):
+    """How a game of Gleeb's and Grues ends (checked at the end of a movement turn)."""
+
+    SCORED = "no gleeb can move: scored"
+    GRUES_WIN = "the grues win"  # scored, and a tie
+    NO_STACK = "a player has no stack left"
+
+
+class Details(TypedDict):
+    """The summary keys of records.md, then extra ones for the screens."""
+
+    phase: str
+    board: dict[str, list[str]]
+    pinned: list[str]
+    eaten: list[str]
+    scores: dict[str, int]
+    #: Who places and moves first.
+    first: str
+
+
+class GleebsSummary(Summary, Details):
+    """A Gleeb's and Grues summary, as the screens read it."""
+
+
 def parse_first(value: str) -> str:
     """The ``first`` option: a player's name; "" (the default) means the first seat.
 
@@ -330,7 +357,6 @@ class GleebsAndGrues(Game[State]):
     options: ClassVar[Mapping[str, OptionSpec]] = {
         "first": OptionSpec("", parse_first, "who places and moves first (default: first seat)"),
     }
-    no_winner: ClassVar[str] = "The grues win!"
     pages: ClassVar[Mapping[str, str]] = {
         "": "Two players, three grues on a 4x4 board. First seat: blue+yellow gleebs, "
             "second seat: green+red. Stack your gleebs on others; grues eat lone gleebs "
@@ -362,13 +388,15 @@ class GleebsAndGrues(Game[State]):
             raise NotPlaying(f"option first: {first} is not playing")
         return State(players=(players[0], players[1]), first=players.index(first))
 
-    def over(self, state: State) -> bool:
-        return state.step == OVER
-
-    def winners(self, state: State) -> tuple[str, ...]:
-        if state.step != OVER or state.winner is None:
-            return ()
-        return (state.players[state.winner],)
+    def outcome(self, state: State) -> Outcome | None:
+        if state.step != OVER:
+            return None
+        if state.winner is None:
+            return Outcome(Termination.GRUES_WIN)
+        # end_of_turn scores the board when nobody can move a gleeb; else a stackless loses.
+        scored = not any(can_move_gleeb(state.board, seat) for seat in (0, 1))
+        return Outcome(Termination.SCORED if scored else Termination.NO_STACK,
+                       (state.players[state.winner],))
 
     def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
         # Beside the rules, in a module of its own, loaded the first time a result is shown.
@@ -376,7 +404,7 @@ class GleebsAndGrues(Game[State]):
 
         return events(before, after, lines)
 
-    def details(self, state: State) -> dict[str, Any]:
+    def details(self, state: State) -> Details:
         board = state.board
         by_name = sorted(range(len(board)), key=lambda i: SQUARES[i])  # a1, a2, ... d4
         return {

@@ -16,8 +16,8 @@ any step down costs 2.
 >>> game.next_actor(s), game.details(s)["positions"]
 ('Bob', {'Ann': [2, 2], 'Bob': [6, 6]})
 >>> s = game.apply(s, Line.parse("Bob stay"))
->>> game.over(s), game.winners(s), game.details(s)["out"]
-(True, ('Ann',), ['Bob'])
+>>> game.outcome(s), game.details(s)["out"]
+(Outcome(termination=<Termination.LAST_STANDING: 'last one standing'>, winners=('Ann',)), ['Bob'])
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from __future__ import annotations
 import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from enum import StrEnum
+from typing import Any, ClassVar, TypedDict
 
 from companion.games.base import (
     TABLE,
@@ -36,8 +37,10 @@ from companion.games.base import (
     IllegalLine,
     Line,
     NotYourTurn,
+    Outcome,
     Prompt,
     Roll,
+    Summary,
     UnknownVerb,
     expect_args,
     number,
@@ -51,6 +54,33 @@ MEEPLES_PER_SQUARE = 2
 CORNERS = ((1, 1), (SIZE, SIZE), (1, SIZE), (SIZE, 1))
 
 Square = tuple[int, int]
+
+
+class Termination(StrEnum):
+    """How a game of Leaf-Climbers ends (checked when the leaves land)."""
+
+    LAST_STANDING = "last one standing"
+    ALL_BLUE = "every square is blue"
+    ALL_CRUSHED = "everyone crushed"
+
+
+class Details(TypedDict):
+    """The summary keys of records.md, then extra ones for the screens."""
+
+    round: int
+    elevation: list[list[int]]
+    positions: dict[str, list[int]]
+    out: list[str]
+    #: This round's leaves in the air, ``[C, R]`` each, in the order they fell.
+    leaves: list[list[int]]
+    drop: int | None
+    falling: int
+    roll: int | None
+    phase: str
+
+
+class LeafSummary(Summary, Details):
+    """A Leaf-Climbers summary, as the screens read it."""
 
 
 class LeafRefused(IllegalLine):
@@ -214,11 +244,13 @@ class LeafClimbers(Game[State]):
     def start(self, players: tuple[str, ...], options: Mapping[str, Any]) -> State:
         return State(players=tuple(players), positions=CORNERS[: len(players)])
 
-    def over(self, state: State) -> bool:
-        return state.phase == "over"
-
-    def winners(self, state: State) -> tuple[str, ...]:
-        return tuple(state.players[seat] for seat in state.winners) if self.over(state) else ()
+    def outcome(self, state: State) -> Outcome | None:
+        if state.phase != "over":
+            return None
+        winners = tuple(state.players[seat] for seat in state.winners)
+        if len(winners) > 1:
+            return Outcome(Termination.ALL_BLUE, winners)
+        return Outcome(Termination.LAST_STANDING if winners else Termination.ALL_CRUSHED, winners)
 
     def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
         # Beside the rules, in a module of its own, loaded the first time a result is shown.
@@ -226,7 +258,7 @@ class LeafClimbers(Game[State]):
 
         return events(before, after, lines)
 
-    def details(self, state: State) -> dict[str, Any]:
+    def details(self, state: State) -> Details:
         names = state.players
         rows = [list(state.elevation[r * SIZE:(r + 1) * SIZE]) for r in range(SIZE)]
         return {

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from enum import StrEnum
+from typing import Any, ClassVar, TypedDict
 
 from companion.games.base import (
     TABLE,
@@ -26,8 +27,10 @@ from companion.games.base import (
     Line,
     NotYourTurn,
     OptionSpec,
+    Outcome,
     Prompt,
     Roll,
+    Summary,
     UnknownVerb,
     expect_args,
     number,
@@ -40,6 +43,32 @@ PICK_ORDER = (0, 1, 1, 0, 0, 1)  # 0 = P1, 1 = P2
 FULL_HEALTH = 6
 MOVING = ("move", "drift", "jump")  # kinds of action that travel (and so can hit things)
 DURING = ("hazard", "impact", "lap", "switch")  # lines that belong to the action in progress
+
+
+class Termination(StrEnum):
+    """How a race ends (at once, in the middle of an action)."""
+
+    LAPS = "laps done"
+    WRECKED = "the other robot wrecked"
+    BOTH_WRECKED = "both robots wrecked"
+
+
+class Details(TypedDict):
+    """The summary keys of records.md, then extra ones for the screens."""
+
+    turn: int
+    health: dict[str, int]
+    laps: dict[str, int]
+    privilege: dict[str, bool]
+    p1: str | None
+    phase: str
+    #: Each player's picked actions not yet carried out this turn.
+    picked: dict[str, list[str]]
+    laps_to_win: int
+
+
+class RaceSummary(Summary, Details):
+    """A Microbot Racers summary, as the screens read it."""
 
 
 class NoRunUp(IllegalLine):
@@ -222,13 +251,15 @@ class MicrobotRacers(Game[State]):
     def start(self, players: tuple[str, ...], options: Mapping[str, Any]) -> State:
         return State(players=(players[0], players[1]), laps=options["laps"], side=options["side"])
 
-    def over(self, state: State) -> bool:
-        return state.phase == "over"
-
-    def winners(self, state: State) -> tuple[str, ...]:
-        if state.phase != "over" or state.winner is None:
-            return ()
-        return (state.players[state.winner],)
+    def outcome(self, state: State) -> Outcome | None:
+        if state.phase != "over":
+            return None
+        if state.winner is None:
+            return Outcome(Termination.BOTH_WRECKED)
+        # As _settle finds the end: a wreck before a lap.
+        wrecked = any(robot.health == 0 for robot in state.robots)
+        ending = Termination.WRECKED if wrecked else Termination.LAPS
+        return Outcome(ending, (state.players[state.winner],))
 
     def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
         # Beside the rules, in a module of its own, loaded the first time a result is shown.
@@ -236,7 +267,7 @@ class MicrobotRacers(Game[State]):
 
         return events(before, after, lines)
 
-    def details(self, state: State) -> dict[str, Any]:
+    def details(self, state: State) -> Details:
         names = state.players
         return {
             "turn": state.turn,

@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from enum import StrEnum
+from typing import Any, ClassVar, TypedDict
 
 from companion.games.base import (
     RESERVED_NAMES,
@@ -34,8 +35,10 @@ from companion.games.base import (
     Line,
     NotYourTurn,
     OptionSpec,
+    Outcome,
     Prompt,
     Roll,
+    Summary,
     UnknownVerb,
     expect_args,
     number,
@@ -65,6 +68,43 @@ CLAIMS = {"ability": ("S", SPACES, "an ability space"), "bribe": ("K", CIRCLES, 
 #: Points of a set of escapees of different colours, by its size.
 SET_POINTS = {1: 1, 2: 3, 3: 6, 4: 10, 5: 15}
 NAME = re.compile(r"[A-Za-z0-9_-]{1,12}")
+
+
+class Termination(StrEnum):
+    """How a game of Penguin Panic ends: escapees are scored, and someone always wins."""
+
+    BAG_SHORT = "the bag cannot fill a line"
+
+
+class Details(TypedDict):
+    """The summary keys of records.md, then extra ones for the screens."""
+
+    round: int
+    fish: dict[str, int]
+    abilities: dict[str, int]
+    order: list[str]
+    bribes: dict[str, list[int]]
+    bag: int
+    line: int
+    board: int
+    gone: int
+    escaped: dict[str, dict[str, int]]
+    scores: dict[str, int]
+    #: ``draw``, ``ability``, ``bribe``, ``turns`` or ``over``.
+    stage: str
+    colours: list[str]
+    #: What each ability space costs the player choosing now; ``None`` when taken.
+    costs: list[int | None]
+    #: The faces of the roll being placed, and the circles they allow.
+    dice: list[int]
+    circles: list[int]
+    escapees: dict[str, int]
+    #: The short name of each claimed ability, by player.
+    powers: dict[str, str]
+
+
+class PenguinSummary(Summary, Details):
+    """A Penguin Panic summary, as the screens read it."""
 
 
 class OutOfStep(IllegalLine):
@@ -234,6 +274,11 @@ class State:
         return self.stage == "turns" and self.line == 0
 
     @property
+    def ended(self) -> bool:
+        """The round is over and the bag cannot fill another line."""
+        return self.round_done and self.bag < LINE
+
+    @property
     def claimed(self) -> int:
         """Ability spaces claimed this round."""
         return sum(1 for s in self.spaces if s)
@@ -313,15 +358,12 @@ class PenguinPanic(Game[State]):
             bribes=((),) * count,
         )
 
-    def over(self, state: State) -> bool:
-        return state.round_done and state.bag < LINE
-
-    def winners(self, state: State) -> tuple[str, ...]:
-        if not self.over(state):
-            return ()
+    def outcome(self, state: State) -> Outcome | None:
+        if not state.ended:
+            return None
         best = max(state.order, key=lambda seat: (
             set_score(state.escaped[seat]), sum(state.escaped[seat]), -state.order.index(seat)))
-        return (state.players[best],)
+        return Outcome(Termination.BAG_SHORT, (state.players[best],))
 
     def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
         # Beside the rules, in a module of its own, loaded the first time a result is shown.
@@ -329,7 +371,7 @@ class PenguinPanic(Game[State]):
 
         return events(before, after, lines)
 
-    def details(self, state: State) -> dict[str, Any]:
+    def details(self, state: State) -> Details:
         names = state.players
         seats = range(len(names))
         placing = self._placing(state)
@@ -347,7 +389,7 @@ class PenguinPanic(Game[State]):
                         for i in seats},
             "scores": {names[i]: set_score(state.escaped[i]) for i in seats},
             # Extra keys, for the screens: records.md welcomes them.
-            "stage": "over" if self.over(state) else state.stage,
+            "stage": "over" if state.ended else state.stage,
             "colours": list(state.colours),
             "costs": self._costs(state),
             "dice": list(placing.dice) if placing else [],
@@ -357,7 +399,7 @@ class PenguinPanic(Game[State]):
         }
 
     def apply(self, state: State, line: Line) -> State:
-        if self.over(state) and not self._last_circles(state, line):
+        if state.ended and not self._last_circles(state, line):
             raise GameOver("the game is over: the bag cannot fill a line")
         handler: Callable[[State, int, Line], State] | None = {
             "line": self._draw,
@@ -380,7 +422,7 @@ class PenguinPanic(Game[State]):
         return handler(state, seat, line)
 
     def prompt(self, state: State) -> Prompt | None:
-        if self.over(state):  # only the last player's full circles are still accepted
+        if state.ended:  # only the last player's full circles are still accepted
             extras = self._complete_extras(state)
             return Prompt(extras[0].actor, "Game over", (), extras, "score") if extras else None
         names = state.players

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from enum import StrEnum
+from typing import Any, ClassVar, TypedDict
 
 from companion.games.base import (
     BadArguments,
@@ -29,7 +30,9 @@ from companion.games.base import (
     Line,
     NotYourTurn,
     OptionSpec,
+    Outcome,
     Prompt,
+    Summary,
     UnknownVerb,
     expect_args,
     number,
@@ -44,6 +47,52 @@ TILES_PER_TERRAIN = 3
 MEADOW_TILES = 6
 MOST_PLAYERS = 5
 EMPTY_SEEN: tuple[tuple[int, ...], ...] = tuple(() for _ in TERRAINS)
+
+
+class Termination(StrEnum):
+    """How a game of Quick Lemmings ends."""
+
+    ALL_ACROSS = "all lemmings across"
+
+
+class Played(TypedDict):
+    """The most recent turn's play, as the screens name it."""
+
+    player: str
+    terrain: str
+    value: int
+
+
+class Gain(TypedDict):
+    """What a play of one card value on a pile would do now."""
+
+    value: int
+    points: int
+    new_pile: bool
+    tile: str | None
+
+
+class Details(TypedDict):
+    """The summary keys of records.md, then extra ones for the screens."""
+
+    piles: dict[str, list[int]]
+    tiles: dict[str, int]
+    tile: str | None
+    hands: dict[str, int]
+    draw: int
+    discards: int
+    points: int
+    finished: dict[str, int]
+    #: The lemmings each player has.
+    lemmings: int
+    #: The most recent turn's play; ``None`` after a refill.
+    played: Played | None
+    #: Per terrain, per card value that may still be in a hand, what a play of it gives now.
+    gains: dict[str, list[Gain]]
+
+
+class LemmingsSummary(Summary, Details):
+    """A Quick Lemmings summary, as the screens read it."""
 
 
 class EmptyHand(IllegalLine):
@@ -206,11 +255,10 @@ class QuickLemmings(Game[State]):
                      piles=tuple((STARTER,) for _ in TERRAINS), hands=hands, draw=draw,
                      finished=(0,) * len(players))
 
-    def over(self, state: State) -> bool:
-        return state.over
-
-    def winners(self, state: State) -> tuple[str, ...]:
-        return () if state.winner is None else (state.players[state.winner],)
+    def outcome(self, state: State) -> Outcome | None:
+        if state.winner is None:
+            return None
+        return Outcome(Termination.ALL_ACROSS, (state.players[state.winner],))
 
     def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
         # Beside the rules, in a module of its own, loaded the first time a result is shown.
@@ -218,7 +266,7 @@ class QuickLemmings(Game[State]):
 
         return events(before, after, lines)
 
-    def details(self, state: State) -> dict[str, Any]:
+    def details(self, state: State) -> Details:
         names = state.players
         tiles = dict(zip((*TERRAINS, MEADOW), state.tiles))
         return {
@@ -294,17 +342,17 @@ class QuickLemmings(Game[State]):
         return state.deck.count(value) > in_sight
 
     @staticmethod
-    def _played(state: State) -> dict[str, Any] | None:
+    def _played(state: State) -> Played | None:
         """The most recent turn's play as the screens name it; None after a refill."""
         if state.played is None:
             return None
         seat, terrain, value = state.played
         return {"player": state.players[seat], "terrain": TERRAINS[terrain], "value": value}
 
-    def _gains(self, state: State, terrain: int) -> list[dict[str, Any]]:
+    def _gains(self, state: State, terrain: int) -> list[Gain]:
         """Per card value that may still be in a hand: the points a play of it on this
         pile gives now, whether it starts a new pile, and the tile that would be laid."""
-        out = []
+        out: list[Gain] = []
         for value in sorted(set(state.deck)):
             if self._possible(state, terrain, value):
                 after = self._lay(state, terrain, value)
