@@ -128,6 +128,41 @@ def expect_args(line: Line, count: int, form: str) -> None:
         raise BadArguments(f"write it as '{line.actor} {line.verb}{(' ' + form) if form else ''}'")
 
 
+#: Who may write a verb's lines.
+PLAYER, TABLE_ONLY, EITHER = "player", "table", "either"
+
+
+@dataclass(frozen=True)
+class Verb:
+    """A verb of a game's action lines: the forms its arguments are written in and who writes it.
+
+    A form is its argument names, space-separated; a name in brackets may be left out
+    (``"F F [F [F]]"``). The shared checks of :meth:`Game.apply` refuse a line whose number
+    of arguments fits no form; the game reads the words themselves.
+
+    >>> Verb(("F F [F [F]]",)).counts, Verb(("ACTION", "repair pit")).counts, Verb().counts
+    (frozenset({2, 3, 4}), frozenset({1, 2}), frozenset({0}))
+    """
+
+    forms: tuple[str, ...] = ("",)
+    by: str = PLAYER
+
+    @property
+    def counts(self) -> frozenset[int]:
+        """The numbers of arguments the forms allow."""
+        out: set[int] = set()
+        for form in self.forms:
+            words = form.split()
+            required = sum(1 for word in words if not word.startswith("["))
+            out.update(range(required, len(words) + 1))
+        return frozenset(out)
+
+    def usage(self, actor: str, verb: str) -> str:
+        """How to write the line: ``write it as 'Ann do ACTION' or 'Ann do repair pit'``."""
+        shapes = " or ".join(f"'{actor} {verb}{(' ' + form) if form else ''}'" for form in self.forms)
+        return f"write it as {shapes}"
+
+
 # --- Prompts: what the engine needs next, as data the generic widgets can answer ---
 
 
@@ -364,6 +399,8 @@ class Game(ABC, Generic[S]):
     options: ClassVar[Mapping[str, OptionSpec]] = {}
     #: Whether the rules want the seats shuffled at setup.
     random_seats: ClassVar[bool] = False
+    #: The verbs of the game's action lines, in the order a refusal lists them.
+    verbs: ClassVar[Mapping[str, Verb]] = {}
     #: Rules pages in our own words, by topic; "" is the overview.
     pages: ClassVar[Mapping[str, str]] = {}
 
@@ -371,9 +408,44 @@ class Game(ABC, Generic[S]):
     def start(self, players: tuple[str, ...], options: Mapping[str, Any]) -> S:
         """The state before the first action line. ``options`` are parsed values."""
 
-    @abstractmethod
     def apply(self, state: S, line: Line) -> S:
-        """The state after ``line``, or :class:`IllegalLine` with a reason."""
+        """The state after ``line``, or :class:`IllegalLine` with a reason.
+
+        The checks every game shares are made here, once and in this order: the game is
+        over (:class:`GameOver`, unless :meth:`after_end` accepts the line); the verb is not
+        one of :attr:`verbs` (:class:`UnknownVerb`); the table writes a player's verb, a
+        player the table's, or the actor is not in the game (:class:`NotYourTurn`); the
+        number of arguments fits none of the verb's forms (:class:`BadArguments`). Then the
+        game's own :meth:`play` decides whose turn it is and what the words mean.
+        """
+        outcome = self.outcome(state)
+        if outcome is not None and not self.after_end(state, line):
+            raise GameOver(f"the game is over: {outcome.termination}")
+        verb = self.verbs.get(line.verb)
+        if verb is None:
+            raise UnknownVerb(f"{shown(line.verb)} is not a {self.title} action "
+                              f"({', '.join(self.verbs)})")
+        if line.actor == TABLE and verb.by == PLAYER:
+            raise NotYourTurn(f"'{line.verb}' belongs to a player, not the table")
+        if line.actor != TABLE and verb.by == TABLE_ONLY:
+            raise NotYourTurn(f"'{line.verb}' is the table's line: {verb.usage(TABLE, line.verb)}")
+        if line.actor != TABLE and line.actor not in self.seats(state):
+            raise NotYourTurn(f"{shown(line.actor)} is not playing")
+        if len(line.args) not in verb.counts:
+            raise BadArguments(verb.usage(line.actor, line.verb))
+        return self.play(state, line)
+
+    @abstractmethod
+    def play(self, state: S, line: Line) -> S:
+        """:meth:`apply` after the shared checks: the game's own rules for ``line``."""
+
+    @abstractmethod
+    def seats(self, state: S) -> tuple[str, ...]:
+        """The players' names in seat order."""
+
+    def after_end(self, state: S, line: Line) -> bool:
+        """Whether the rules accept ``line`` although the game is over (a last full circle)."""
+        return False
 
     @abstractmethod
     def prompt(self, state: S) -> Prompt | None:

@@ -28,9 +28,9 @@ from typing import Any, ClassVar, TypedDict
 from companion.games.base import (
     RESERVED_NAMES,
     TABLE,
+    TABLE_ONLY,
     BadArguments,
     Game,
-    GameOver,
     Grid,
     IllegalLine,
     Line,
@@ -41,7 +41,7 @@ from companion.games.base import (
     Roll,
     Summary,
     UnknownVerb,
-    expect_args,
+    Verb,
 )
 
 SIZE = 4
@@ -354,6 +354,12 @@ class GleebsAndGrues(Game[State]):
     title: ClassVar[str] = "Gleeb's and Grues"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 2
+    verbs: ClassVar[Mapping[str, Verb]] = {
+        GRUES_STEP: Verb(("S1 S2 S3",), TABLE_ONLY),
+        PLACE: Verb(("PIECE SQUARE",)),
+        MOVE: Verb(("FROM TO",)),
+        GRUE_STEP: Verb(("FROM TO",)),
+    }
     options: ClassVar[Mapping[str, OptionSpec]] = {
         "first": OptionSpec("", parse_first, "who places and moves first (default: first seat)"),
     }
@@ -416,17 +422,16 @@ class GleebsAndGrues(Game[State]):
             "first": state.players[state.first],
         }
 
-    def apply(self, state: State, line: Line) -> State:
-        if state.step == OVER:
-            raise GameOver("the game is over")
+    def seats(self, state: State) -> tuple[str, ...]:
+        return state.players
+
+    def play(self, state: State, line: Line) -> State:
         handler = {
             GRUES_STEP: self._set_grues,
             PLACE: self._place,
             MOVE: self._move_gleeb,
             GRUE_STEP: self._move_grue,
-        }.get(line.verb)
-        if handler is None:
-            raise UnknownVerb(f"{line.verb!r} is not a Gleeb's and Grues action")
+        }[line.verb]
         actor = self._actor(state)
         if line.actor != actor:
             raise NotYourTurn(f"{self._who(actor)} must {WHAT[state.step]} now")
@@ -507,7 +512,6 @@ class GleebsAndGrues(Game[State]):
     # --- line handlers: each returns the new state, or raises ---
 
     def _set_grues(self, state: State, line: Line) -> State:
-        expect_args(line, len(GRUES), "S1 S2 S3")
         where = tuple(square(token) for token in line.args)
         if len(set(where)) < len(where):
             raise SquareTaken("the three grues need three different squares")
@@ -517,7 +521,6 @@ class GleebsAndGrues(Game[State]):
         return replace(state, board=tuple(board), step=PLACE, mover=state.first)
 
     def _place(self, state: State, line: Line) -> State:
-        expect_args(line, 2, "PIECE SQUARE")
         piece, where = line.args[0], square(line.args[1])
         if piece in GRUES:
             raise NotYourPiece("the grues are already on the board")
@@ -532,7 +535,6 @@ class GleebsAndGrues(Game[State]):
         return _at(state, *place_step(state.board, state.mover, piece, where))
 
     def _move_gleeb(self, state: State, line: Line) -> State:
-        expect_args(line, 2, "FROM TO")
         a, b = square(line.args[0]), square(line.args[1])
         board = state.board
         if controller(board[a]) != state.mover:
@@ -549,7 +551,6 @@ class GleebsAndGrues(Game[State]):
         return _at(state, *gleeb_step(board, state.mover, a, b))
 
     def _move_grue(self, state: State, line: Line) -> State:
-        expect_args(line, 2, "FROM TO")
         a, b = square(line.args[0]), square(line.args[1])
         board = state.board
         if not is_free_grue(board[a]):

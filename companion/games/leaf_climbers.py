@@ -30,9 +30,9 @@ from typing import Any, ClassVar, TypedDict
 
 from companion.games.base import (
     TABLE,
+    TABLE_ONLY,
     Choice,
     Game,
-    GameOver,
     Grid,
     IllegalLine,
     Line,
@@ -41,8 +41,7 @@ from companion.games.base import (
     Prompt,
     Roll,
     Summary,
-    UnknownVerb,
-    expect_args,
+    Verb,
     number,
 )
 
@@ -215,6 +214,13 @@ class LeafClimbers(Game[State]):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
     random_seats: ClassVar[bool] = True
+    verbs: ClassVar[Mapping[str, Verb]] = {
+        "drop": Verb(("N",), TABLE_ONLY),
+        "leaf": Verb(("C R",), TABLE_ONLY),
+        "roll": Verb(("M",)),
+        "move": Verb(("C R",)),
+        "stay": Verb(),
+    }
     pages: ClassVar[Mapping[str, str]] = {
         "": "Leaves fall on a 6x6 board and pile up. Climb the pile and dodge the leaves: "
             "a meeple under a landing leaf is crushed. Last one standing wins, or everyone "
@@ -274,21 +280,18 @@ class LeafClimbers(Game[State]):
             "phase": state.phase,
         }
 
-    def apply(self, state: State, line: Line) -> State:
-        if state.phase == "over":
-            raise GameOver("the game is over")
-        handler = {
+    def seats(self, state: State) -> tuple[str, ...]:
+        return state.players
+
+    def play(self, state: State, line: Line) -> State:
+        self._check_turn(state, line)
+        return {
             "drop": self._drop,
             "leaf": self._leaf,
             "roll": self._roll,
             "move": self._move,
             "stay": self._move,
-        }.get(line.verb)
-        if handler is None:
-            raise UnknownVerb(f"{line.verb!r} is not a Leaf-Climbers action "
-                              "(drop, leaf, roll, move, stay)")
-        self._check_turn(state, line)
-        return handler(state, line)
+        }[line.verb](state, line)
 
     def prompt(self, state: State) -> Prompt | None:
         if state.phase == "over":
@@ -367,16 +370,8 @@ class LeafClimbers(Game[State]):
 
     def _check_turn(self, state: State, line: Line) -> None:
         """Refuse a line whose actor or verb is not the one the game is waiting for."""
-        table_verb = line.verb in ("drop", "leaf")
-        if table_verb and line.actor != TABLE:
-            raise NotYourTurn(f"the leaves are the table's: write 'table {line.verb} ...'")
-        if not table_verb and line.actor == TABLE:
-            raise NotYourTurn(f"'{line.verb}' belongs to a player, not the table")
-        if line.actor != TABLE:
-            if line.actor not in state.players:
-                raise NotYourTurn(f"{line.actor!r} is not playing")
-            if state.positions[state.players.index(line.actor)] is None:
-                raise Crushed(f"{line.actor} was crushed and is out of the game")
+        if line.actor != TABLE and state.positions[state.players.index(line.actor)] is None:
+            raise Crushed(f"{line.actor} was crushed and is out of the game")
         wanted = self._waiting_for(state)
         if state.phase in ("drop", "leaf"):
             if line.actor != TABLE:
@@ -404,14 +399,12 @@ class LeafClimbers(Game[State]):
     # --- line handlers: each returns the new state, or raises ---
 
     def _drop(self, state: State, line: Line) -> State:
-        expect_args(line, 1, "N")
         drop = number(line.args[0], 1, 20, "the d20")
         falling = min(drop, total_capacity(state.elevation))
         return replace(state, round=state.round + 1, phase="leaf", drop=drop, falling=falling,
                        leaves=(), roll=0)
 
     def _leaf(self, state: State, line: Line) -> State:
-        expect_args(line, 2, "C R")
         square = (number(line.args[0], 1, SIZE, "the column (green die)"),
                   number(line.args[1], 1, SIZE, "the row (blue die)"))
         refusal = leaf_refusal(state, square)
@@ -424,17 +417,14 @@ class LeafClimbers(Game[State]):
         return self._next_mover(state, -1)
 
     def _roll(self, state: State, line: Line) -> State:
-        expect_args(line, 1, "M")
         return replace(state, phase="move", roll=number(line.args[0], 1, 4, "the d4"))
 
     def _move(self, state: State, line: Line) -> State:
         at = state.positions[state.mover]
         assert at is not None
         if line.verb == "stay":
-            expect_args(line, 0, "")
             target = at
         else:
-            expect_args(line, 2, "C R")
             target = (number(line.args[0], 1, SIZE, "the column"),
                       number(line.args[1], 1, SIZE, "the row"))
         if target != at:

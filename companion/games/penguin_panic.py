@@ -25,12 +25,12 @@ from typing import Any, ClassVar, TypedDict
 from companion.games.base import (
     RESERVED_NAMES,
     TABLE,
+    TABLE_ONLY,
     BadArguments,
     Choice,
     Field,
     Form,
     Game,
-    GameOver,
     IllegalLine,
     Line,
     NotYourTurn,
@@ -39,8 +39,7 @@ from companion.games.base import (
     Prompt,
     Roll,
     Summary,
-    UnknownVerb,
-    expect_args,
+    Verb,
     number,
 )
 
@@ -63,8 +62,8 @@ PENALTY = {1: 4, 2: 3, 3: 2, 4: 1, 5: 2, 6: 1, 7: 1}
 ABILITY = {1: "6s wild", 2: "pick any", 3: "front/back", 4: "swap two", 5: "add 0-5",
            6: "three dice", 7: "die for 2"}
 SWAP, EXTEND, WILD_SIXES, THREE_DICE, CHEAP_DIE = 4, 5, 1, 6, 7
-#: The bribe phase's lines: their argument's form, its highest value and its name.
-CLAIMS = {"ability": ("S", SPACES, "an ability space"), "bribe": ("K", CIRCLES, "a circle")}
+#: The bribe phase's lines: their argument's highest value and its name.
+CLAIMS = {"ability": (SPACES, "an ability space"), "bribe": (CIRCLES, "a circle")}
 #: Points of a set of escapees of different colours, by its size.
 SET_POINTS = {1: 1, 2: 3, 3: 6, 4: 10, 5: 15}
 NAME = re.compile(r"[A-Za-z0-9_-]{1,12}")
@@ -297,6 +296,17 @@ class PenguinPanic(Game[State]):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 5
     random_seats: ClassVar[bool] = True
+    verbs: ClassVar[Mapping[str, Verb]] = {
+        "line": Verb(by=TABLE_ONLY),
+        "ability": Verb(("S",)),
+        "bribe": Verb(("K",)),
+        "buy": Verb(),
+        "roll": Verb(("F F [F [F]]",)),
+        "place": Verb(("K L G",)),
+        "complete": Verb(("K COLOUR N",)),
+        "swap": Verb(),
+        "extend": Verb(("N",)),
+    }
     options: ClassVar[Mapping[str, OptionSpec]] = {
         "colours": OptionSpec(",".join(COLOURS), parse_colours,
                               "names of the 5 penguin colours (house default)"),
@@ -398,10 +408,14 @@ class PenguinPanic(Game[State]):
             "powers": {names[i]: ability_label(state.spaces[i]) for i in seats if state.spaces[i]},
         }
 
-    def apply(self, state: State, line: Line) -> State:
-        if state.ended and not self._last_circles(state, line):
-            raise GameOver("the game is over: the bag cannot fill a line")
-        handler: Callable[[State, int, Line], State] | None = {
+    def seats(self, state: State) -> tuple[str, ...]:
+        return state.players
+
+    def after_end(self, state: State, line: Line) -> bool:
+        return self._last_circles(state, line)
+
+    def play(self, state: State, line: Line) -> State:
+        handler: Callable[[State, int, Line], State] = {
             "line": self._draw,
             "ability": self._ability,
             "bribe": self._bribe,
@@ -411,13 +425,7 @@ class PenguinPanic(Game[State]):
             "complete": self._complete,
             "swap": self._swap,
             "extend": self._extend,
-        }.get(line.verb)
-        if handler is None:
-            raise UnknownVerb(f"{line.verb!r} is not a Penguin Panic action")
-        if line.actor == TABLE and line.verb != "line":
-            raise NotYourTurn(f"'{line.verb}' is a player's line, not the table's")
-        if line.actor != TABLE and line.actor not in state.players:
-            raise NotYourTurn(f"{line.actor!r} is not playing")
+        }[line.verb]
         seat = -1 if line.actor == TABLE else state.players.index(line.actor)
         return handler(state, seat, line)
 
@@ -607,11 +615,8 @@ class PenguinPanic(Game[State]):
     # --- line handlers: each returns the new state, or raises ---
 
     def _draw(self, state: State, seat: int, line: Line) -> State:
-        if line.actor != TABLE:
-            raise NotYourTurn("the table draws the line: write 'table line'")
         if not (state.stage == "draw" or state.round_done):
             raise OutOfStep("a line is drawn only when the last one is empty")
-        expect_args(line, 0, "")
         count = len(state.players)
         return replace(state, rounds=state.rounds + 1, stage="ability", bag=state.bag - LINE,
                        line=LINE, spaces=(0,) * count, bribes=((),) * count, turn=None,
@@ -626,8 +631,7 @@ class PenguinPanic(Game[State]):
         expected = state.order[state.claimed] if line.verb == "ability" else self._briber(state)
         if seat != expected:
             raise NotYourTurn(f"it is {state.players[expected]}'s {line.verb} now")
-        form, high, what = CLAIMS[line.verb]
-        expect_args(line, 1, form)
+        high, what = CLAIMS[line.verb]
         return number(line.args[0], 1, high, what)
 
     def _ability(self, state: State, seat: int, line: Line) -> State:
@@ -681,7 +685,6 @@ class PenguinPanic(Game[State]):
 
     def _buy(self, state: State, seat: int, line: Line) -> State:
         state, turn = self._before_placing(state, seat)
-        expect_args(line, 0, "")
         if turn.bought:
             raise AlreadyBought("only one extra die a turn")
         if turn.dice:
@@ -708,7 +711,6 @@ class PenguinPanic(Game[State]):
             raise NotRolled(f"{line.actor} must roll before placing")
         if turn.must_roll:
             raise RerollNeeded("all sixes: roll them all again")
-        expect_args(line, 3, "K L G")
         circle = number(line.args[0], 1, CIRCLES, "a circle")
         linked = number(line.args[1], 1, PER_COLOUR, "the linked group")
         coloured = number(line.args[2], 0, CIRCLES, "the coloured igloos")
@@ -729,7 +731,6 @@ class PenguinPanic(Game[State]):
             raise NotPlaced("a full circle is logged by the player who just placed")
         if not turn.placed:
             raise NotPlaced(f"{line.actor} must place before logging a full circle")
-        expect_args(line, 3, "K COLOUR N")
         circle = number(line.args[0], 1, CIRCLES, "a circle")
         if line.args[1] not in state.colours:
             raise NoSuchColour(f"{line.args[1]!r} is not a colour: {', '.join(state.colours)}")
@@ -761,12 +762,10 @@ class PenguinPanic(Game[State]):
 
     def _swap(self, state: State, seat: int, line: Line) -> State:
         state = self._use_ability(state, seat, SWAP)
-        expect_args(line, 0, "")
         return replace(state, swapped=True)
 
     def _extend(self, state: State, seat: int, line: Line) -> State:
         state = self._use_ability(state, seat, EXTEND)
-        expect_args(line, 1, "N")
         count = number(line.args[0], 0, EXTEND_MAX, "the penguins added")
         if count > state.bag:
             raise BagShort(f"the bag holds only {state.bag} penguins")

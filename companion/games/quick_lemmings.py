@@ -25,7 +25,6 @@ from companion.games.base import (
     Field,
     Form,
     Game,
-    GameOver,
     IllegalLine,
     Line,
     NotYourTurn,
@@ -33,8 +32,7 @@ from companion.games.base import (
     Outcome,
     Prompt,
     Summary,
-    UnknownVerb,
-    expect_args,
+    Verb,
     number,
 )
 
@@ -206,6 +204,11 @@ class QuickLemmings(Game[State]):
     title: ClassVar[str] = "Quick Lemmings"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = MOST_PLAYERS
+    verbs: ClassVar[Mapping[str, Verb]] = {
+        "refill": Verb(("K",)),
+        "play": Verb(("TERRAIN V",)),
+        "finish": Verb(),
+    }
     options: ClassVar[Mapping[str, OptionSpec]] = {
         "lemmings": OptionSpec("2", parse_lemmings, "lemmings per player", ("1", "2", "3")),
         # Not asked on the box (no choices): a deck other than the house default is set by
@@ -285,23 +288,17 @@ class QuickLemmings(Game[State]):
             "gains": {kind: self._gains(state, t) for t, kind in enumerate(TERRAINS)},
         }
 
-    def apply(self, state: State, line: Line) -> State:
-        if state.over:
-            raise GameOver("the game is over")
-        if line.actor not in state.players:
-            raise NotYourTurn(f"{line.actor!r} has no lemmings in this game")
+    def seats(self, state: State) -> tuple[str, ...]:
+        return state.players
+
+    def play(self, state: State, line: Line) -> State:
         seat = state.players.index(line.actor)
         if line.verb == "finish":
-            expect_args(line, 0, "")
             return self._finish(state, seat)
-        if line.verb not in ("refill", "play"):
-            raise UnknownVerb(f"{line.verb!r} is not a Quick Lemmings action")
         if seat != state.turn:
             raise NotYourTurn(f"it is {state.players[state.turn]}'s turn")
         if line.verb == "refill":
-            expect_args(line, 1, "K")
             return self._pass_turn(self._refill(state, seat, number(line.args[0], 0, FULL_HAND, "K")))
-        expect_args(line, 2, "TERRAIN V")
         terrain, value = line.args[0], number(line.args[1], 0, 9, "a card value")
         if terrain not in TERRAINS:
             raise BadArguments(f"{terrain!r} is not a terrain: {', '.join(TERRAINS)}")
