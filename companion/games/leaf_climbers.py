@@ -319,9 +319,11 @@ class LeafClimbers(Game[State]):
         """A square on the board (the reachable ones marked, each with a note), or stay."""
         at = state.positions[state.mover]
         assert at is not None
-        squares = [at, *sorted(self._reachable(state))]  # the own square too: same as stay
-        legal = tuple(Line(who, "move", (str(c), str(r))) for c, r in squares)
         costs = move_costs(state.elevation, at)
+        # The squares apply accepts, found by apply's own test (the own square: same as stay).
+        squares = [at, *sorted(square for square, cost in costs.items()
+                               if square != at and self._move_refusal(state, at, square, cost) is None)]
+        legal = tuple(Line(who, "move", (str(c), str(r))) for c, r in squares)
         notes = tuple((square, self._note(state, square, costs[square]))
                       for square in sorted(costs))
         board = Grid("Move", who, "move", SIZE, SIZE, legal, start=at, notes=notes)
@@ -358,15 +360,17 @@ class LeafClimbers(Game[State]):
     def _crowd(state: State, square: Square) -> int:
         return sum(1 for at in state.positions if at == square)
 
-    def _reachable(self, state: State) -> dict[Square, int]:
-        """Squares the mover may end on (their own square excluded: that is ``stay``)."""
-        at = state.positions[state.mover]
-        assert at is not None
-        return {
-            square: cost for square, cost in move_costs(state.elevation, at).items()
-            if square != at and cost <= state.roll
-            and self._crowd(state, square) < MEEPLES_PER_SQUARE
-        }
+    def _move_refusal(self, state: State, at: Square, target: Square, cost: int) -> IllegalLine | None:
+        """Why the mover on ``at`` may not end on ``target`` at ``cost``; ``None`` when they
+        may. The one test of a move: apply raises it, and the move prompt's legal squares
+        are those it lets through."""
+        if target == at:
+            return None
+        if cost > state.roll:
+            return Unreachable(f"{square_name(target)} costs {cost}, you have {state.roll}")
+        if self._crowd(state, target) >= MEEPLES_PER_SQUARE:
+            return SquareFull(f"{square_name(target)} already holds {MEEPLES_PER_SQUARE} meeples")
+        return None
 
     def _check_turn(self, state: State, line: Line) -> None:
         """Refuse a line whose actor or verb is not the one the game is waiting for."""
@@ -428,12 +432,9 @@ class LeafClimbers(Game[State]):
             target = (number(line.args[0], 1, SIZE, "the column"),
                       number(line.args[1], 1, SIZE, "the row"))
         if target != at:
-            cost = move_costs(state.elevation, at)[target]
-            if cost > state.roll:
-                raise Unreachable(f"{square_name(target)} costs {cost}, you have {state.roll}")
-            if self._crowd(state, target) >= MEEPLES_PER_SQUARE:
-                raise SquareFull(f"{square_name(target)} already holds "
-                                 f"{MEEPLES_PER_SQUARE} meeples")
+            refusal = self._move_refusal(state, at, target, move_costs(state.elevation, at)[target])
+            if refusal is not None:
+                raise refusal
         positions = list(state.positions)
         positions[state.mover] = target
         return self._next_mover(replace(state, positions=tuple(positions)), state.mover)
