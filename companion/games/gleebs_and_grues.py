@@ -19,7 +19,7 @@ with gleebs under it, and a free grue is a stack of just that grue.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from itertools import permutations
@@ -47,6 +47,7 @@ from companion.games.base import (
 SIZE = 4
 SQUARES: tuple[str, ...] = tuple(f"{'abcd'[i % SIZE]}{i // SIZE + 1}" for i in range(SIZE * SIZE))
 INDEX: Mapping[str, int] = {name: i for i, name in enumerate(SQUARES)}
+ALL_SQUARES = range(SIZE * SIZE)
 #: The squares a piece on each square can reach: its row and column, any distance, over
 #: anything (so the only thing that matters is where it lands).
 REACH: tuple[tuple[int, ...], ...] = tuple(
@@ -176,9 +177,10 @@ def grue_lands(grue: str, target: Stack) -> bool:
     return not target or (is_gleeb(target[-1]) and size(target[-1]) == size(grue))
 
 
-def gleeb_moves(board: Board, seat: int) -> Iterator[tuple[int, int]]:
-    """Every (from, to) gleeb step open to ``seat``."""
-    for a, stack in enumerate(board):
+def gleeb_moves(board: Board, seat: int, froms: Iterable[int] = ALL_SQUARES) -> Iterator[tuple[int, int]]:
+    """Every (from, to) gleeb step open to ``seat`` (from the squares ``froms`` only)."""
+    for a in froms:
+        stack = board[a]
         if controller(stack) == seat:
             for b in REACH[a]:
                 if gleeb_lands(stack[-1], board[b]):
@@ -536,49 +538,55 @@ class GleebsAndGrues(Game[State]):
 
     def _move_gleeb(self, state: State, line: Line) -> State:
         a, b = square(line.args[0]), square(line.args[1])
+        # Legal means generated, as python-chess decides is_legal: the rest only says why not.
+        if (a, b) in gleeb_moves(state.board, state.mover, (a,)):
+            return _at(state, *gleeb_step(state.board, state.mover, a, b))
+        raise self._gleeb_refusal(state, a, b)
+
+    @staticmethod
+    def _gleeb_refusal(state: State, a: int, b: int) -> IllegalLine:
+        """Why the gleeb step from ``a`` to ``b``, which the moves do not include, is refused."""
         board = state.board
         if controller(board[a]) != state.mover:
-            raise NoStackOfYours(f"{SQUARES[a]} holds no stack you control")
+            return NoStackOfYours(f"{SQUARES[a]} holds no stack you control")
         if b not in REACH[a]:
-            raise NotInLine("a stack moves straight along a row or column")
+            return NotInLine("a stack moves straight along a row or column")
         top, target = board[a][-1], board[b]
-        if not gleeb_lands(top, target):
-            if not target:
-                raise BadLanding("a gleeb must land on another gleeb")
-            if not is_gleeb(target[-1]):
-                raise BadLanding("nothing can land on a grue or a pinned stack")
-            raise BadLanding(f"{top} cannot land on another {COLOUR_NAMES[top[0]]} gleeb")
-        return _at(state, *gleeb_step(board, state.mover, a, b))
+        if not target:
+            return BadLanding("a gleeb must land on another gleeb")
+        if not is_gleeb(target[-1]):
+            return BadLanding("nothing can land on a grue or a pinned stack")
+        return BadLanding(f"{top} cannot land on another {COLOUR_NAMES[top[0]]} gleeb")
 
     def _move_grue(self, state: State, line: Line) -> State:
         a, b = square(line.args[0]), square(line.args[1])
-        board = state.board
-        if not is_free_grue(board[a]):
-            if is_pinned(board[a]):
-                raise NotAFreeGrue(f"the grue on {SQUARES[a]} is pinned for good")
-            raise NotAFreeGrue(f"{SQUARES[a]} holds no free grue")
-        if b not in REACH[a]:
-            raise NotInLine("a grue moves straight along a row or column")
-        grue, target = board[a][0], board[b]
-        if target and not is_gleeb(target[-1]):
-            raise GrueLanding("nothing can land on a grue or a pinned stack")
-        if not grue_lands(grue, target):
-            raise GrueLanding(f"{grue} can only land on a size-{size(grue)} gleeb, "
-                              f"not {target[-1]}")
-        if not target:
-            self._refuse_walk(board, a)
-        return _at(state, *grue_step(board, state.mover, a, b))
+        # Legal means generated (compulsory captures included): the rest only says why not.
+        if (a, b) in grue_moves(state.board):
+            return _at(state, *grue_step(state.board, state.mover, a, b))
+        raise self._grue_refusal(state.board, a, b)
 
     @staticmethod
-    def _refuse_walk(board: Board, a: int) -> None:
-        """Refuse a grue step to an empty square when some grue could land on a gleeb."""
+    def _grue_refusal(board: Board, a: int, b: int) -> IllegalLine:
+        """Why the grue step from ``a`` to ``b``, which the moves do not include, is refused."""
+        if not is_free_grue(board[a]):
+            if is_pinned(board[a]):
+                return NotAFreeGrue(f"the grue on {SQUARES[a]} is pinned for good")
+            return NotAFreeGrue(f"{SQUARES[a]} holds no free grue")
+        if b not in REACH[a]:
+            return NotInLine("a grue moves straight along a row or column")
+        grue, target = board[a][0], board[b]
+        if target and not is_gleeb(target[-1]):
+            return GrueLanding("nothing can land on a grue or a pinned stack")
+        if not grue_lands(grue, target):
+            return GrueLanding(f"{grue} can only land on a size-{size(grue)} gleeb, "
+                               f"not {target[-1]}")
+        # A walk to an empty square, while some grue can land on a gleeb: name a landing
+        # of the grue the player picked when it has one.
         landings = [(x, y) for x, y in grue_moves(board) if board[y]]
-        if landings:
-            # Name a landing of the grue the player picked when it has one.
-            x, y = next(((x, y) for x, y in landings if x == a), landings[0])
-            verb = "eat" if len(board[y]) == 1 else "pin"
-            raise CaptureRequired(f"a grue must land on a same-size gleeb: "
-                                  f"{board[x][0]} can {verb} at {SQUARES[y]}")
+        x, y = next(((x, y) for x, y in landings if x == a), landings[0])
+        verb = "eat" if len(board[y]) == 1 else "pin"
+        return CaptureRequired(f"a grue must land on a same-size gleeb: "
+                               f"{board[x][0]} can {verb} at {SQUARES[y]}")
 
 
 
