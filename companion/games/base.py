@@ -16,6 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import Any, ClassVar, Generic, TypedDict, TypeVar
 
 TABLE = "table"
@@ -147,7 +148,7 @@ class Verb:
     forms: tuple[str, ...] = ("",)
     by: str = PLAYER
 
-    @property
+    @cached_property
     def counts(self) -> frozenset[int]:
         """The numbers of arguments the forms allow."""
         out: set[int] = set()
