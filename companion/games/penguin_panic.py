@@ -439,20 +439,18 @@ class PenguinPanic(Game[State]):
             return Prompt(TABLE, "Draw the line", (draw,), self._complete_extras(state), "line")
         if state.stage == "ability":
             seat = state.order[state.claimed]
-            costs = {space: self._space_cost(state, space)  # the free space first
-                     for space in range(SPACES, 0, -1) if space not in state.spaces}
-            answers = tuple(  # a space the player cannot pay for is not offered
+            answers = tuple(  # the free space first; only the spaces apply's test lets through
                 Choice(ability_label(space),
                        Line(names[seat], "ability", (str(space),)),
-                       f"{cost} fish" if cost else "free")
-                for space, cost in costs.items() if cost <= state.fish[seat]
+                       f"{cost} fish" if (cost := self._space_cost(state, space)) else "free")
+                for space in range(SPACES, 0, -1) if self._space_refusal(state, seat, space) is None
             )
             question = f"{names[seat]}: ability? {state.fish[seat]} fish"
             return Prompt(names[seat], question, answers, (), "bribe")
         if state.stage == "bribe":
             seat = self._briber(state)
             answers = tuple(Choice(f"bear {k}", Line(names[seat], "bribe", (str(k),)))
-                            for k in range(1, CIRCLES + 1) if k not in state.bribed)
+                            for k in range(1, CIRCLES + 1) if self._bear_refusal(state, k) is None)
             return Prompt(names[seat], f"{names[seat]}: bribe a bear", answers, (), "bribe")
         turn = state.turn
         assert turn is not None
@@ -634,13 +632,28 @@ class PenguinPanic(Game[State]):
         high, what = CLAIMS[line.verb]
         return number(line.args[0], 1, high, what)
 
-    def _ability(self, state: State, seat: int, line: Line) -> State:
-        space = self._claim(state, seat, line)
+    def _space_refusal(self, state: State, seat: int, space: int) -> IllegalLine | None:
+        """Why ``seat`` may not claim ability ``space`` now; ``None`` when they may. The one
+        test: apply raises it, and the prompt offers the spaces it lets through."""
         if space in state.spaces:
-            raise SpaceTaken(f"space {space} is already taken")
+            return SpaceTaken(f"space {space} is already taken")
         cost = self._space_cost(state, space)
         if cost > state.fish[seat]:
-            raise TooFewFish(f"space {space} costs {cost} fish; {line.actor} has {state.fish[seat]}")
+            return TooFewFish(f"space {space} costs {cost} fish; "
+                              f"{state.players[seat]} has {state.fish[seat]}")
+        return None
+
+    @staticmethod
+    def _bear_refusal(state: State, circle: int) -> IllegalLine | None:
+        """Why the bear of ``circle`` may not be bribed now; ``None`` when it may."""
+        return BearTaken(f"the bear of circle {circle} is already bribed") if circle in state.bribed else None
+
+    def _ability(self, state: State, seat: int, line: Line) -> State:
+        space = self._claim(state, seat, line)
+        refusal = self._space_refusal(state, seat, space)
+        if refusal is not None:
+            raise refusal
+        cost = self._space_cost(state, space)
         state = replace(state, spaces=put(state.spaces, seat, space),
                         fish=put(state.fish, seat, state.fish[seat] - cost))
         if state.claimed < len(state.players):
@@ -650,8 +663,9 @@ class PenguinPanic(Game[State]):
 
     def _bribe(self, state: State, seat: int, line: Line) -> State:
         circle = self._claim(state, seat, line)
-        if circle in state.bribed:
-            raise BearTaken(f"the bear of circle {circle} is already bribed")
+        refusal = self._bear_refusal(state, circle)
+        if refusal is not None:
+            raise refusal
         state = replace(state, bribes=put(state.bribes, seat, state.bribes[seat] + (circle,)))
         if len(state.bribed) < self._disks(state):
             return state
