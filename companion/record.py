@@ -352,13 +352,13 @@ def replay_bytes(data: bytes) -> Replayed:
 
 def summarise(game: Game[Any], players: tuple[str, ...], state: Any) -> dict[str, Any]:
     """The summary JSON object of records.md for a state."""
-    over = game.over(state)
+    outcome = game.outcome(state)
     out: dict[str, Any] = {
         "game": game.id,
         "players": list(players),
-        "over": over,
-        "winners": list(game.winners(state)) if over else [],
-        "next": None if over else game.next_actor(state),
+        "over": outcome is not None,
+        "winners": list(outcome.winners) if outcome else [],
+        "next": None if outcome else game.next_actor(state),
     }
     out.update(game.details(state))
     return out

@@ -377,12 +377,12 @@ def fixed_row(row: Row, replayer: Replayer, states: list[Any]) -> Row:
     head = row.get("head")
     kept = len(states) - 1
     head = min(head, kept) if isinstance(head, int) and head >= 0 else kept
-    state = states[head]
+    outcome = game.outcome(states[head])
     status = "abandoned" if row.get("status") == "abandoned" else \
-        "over" if game.over(state) else "playing"
+        "over" if outcome else "playing"
     assert status in STATUSES
     now = time.time()
     created, updated = (row.get(k) if isinstance(row.get(k), float) else now
                         for k in ("created", "updated"))
     return {**row, "game": game.id, "head": head, "status": status, "created": created,
-            "updated": updated, "winners": json.dumps(list(game.winners(state)))}
+            "updated": updated, "winners": json.dumps(list(outcome.winners if outcome else ()))}

@@ -185,7 +185,7 @@ class Session:
         for line in lines:
             state = self.game.apply(state, line)
         texts = [str(x) for x in lines]
-        over, winners = self.game.over(state), self.game.winners(state)
+        over, winners = self._ending(state)
         played = (self.state, tuple(lines))
         redo = self.redo_entry()
         if redo is not None and redo.lines == tuple(texts):
@@ -199,13 +199,18 @@ class Session:
         self._advance(head, state)
         self.played = played
 
+    def _ending(self, state: Any) -> tuple[bool, tuple[str, ...]]:
+        """Whether the game is over at ``state`` and who won, as the store keeps them."""
+        outcome = self.game.outcome(state)
+        return outcome is not None, outcome.winners if outcome else ()
+
     def undo(self) -> None:
         """Step back one entry (it stays on the redo stack)."""
         if self.head == 0:
             raise NothingToUndo("nothing to undo: this is the start of the game")
         target = self.head - 1
         state = self._state_at(target)
-        self.store.move_head(self.gid, target, self.game.over(state), self.game.winners(state))
+        self.store.move_head(self.gid, target, *self._ending(state))
         self.head, self.state = target, state
         self.played = None
 
@@ -217,7 +222,7 @@ class Session:
         state = self.state
         for text in entry.lines:
             state = self.game.apply(state, Line.parse(text))
-        self.store.move_head(self.gid, entry.seq, self.game.over(state), self.game.winners(state))
+        self.store.move_head(self.gid, entry.seq, *self._ending(state))
         self._advance(entry.seq, state)
         self.played = None
 

@@ -65,8 +65,9 @@ def assert_at(session: Session, states: list[Any], head: int) -> None:
     assert session.state == states[head]
     row = session.store.game(session.gid)
     assert row.head == head
-    assert row.status == ("over" if game.over(states[head]) else "playing")
-    assert row.winners == game.winners(states[head])
+    outcome = game.outcome(states[head])
+    assert row.status == ("over" if outcome else "playing")
+    assert row.winners == (outcome.winners if outcome else ())
 
 
 # --- undo and redo ---

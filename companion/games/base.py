@@ -15,7 +15,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, TypeVar
+from enum import StrEnum
+from functools import cached_property
+from typing import Any, ClassVar, Generic, TypedDict, TypeVar
 
 # The rules' errors live with every other error; engines import them from here.
 from companion.exc import BadArguments as BadArguments
@@ -109,6 +111,41 @@ def expect_args(line: Line, count: int, form: str) -> None:
     """Refuse a line whose verb takes ``count`` arguments but got another number."""
     if len(line.args) != count:
         raise BadArguments(f"write it as '{line.actor} {line.verb}{(' ' + form) if form else ''}'")
+
+
+#: Who may write a verb's lines.
+PLAYER, TABLE_ONLY, EITHER = "player", "table", "either"
+
+
+@dataclass(frozen=True)
+class Verb:
+    """A verb of a game's action lines: the forms its arguments are written in and who writes it.
+
+    A form is its argument names, space-separated; a name in brackets may be left out
+    (``"F F [F [F]]"``). The shared checks of :meth:`Game.apply` refuse a line whose number
+    of arguments fits no form; the game reads the words themselves.
+
+    >>> Verb(("F F [F [F]]",)).counts, Verb(("ACTION", "repair pit")).counts, Verb().counts
+    (frozenset({2, 3, 4}), frozenset({1, 2}), frozenset({0}))
+    """
+
+    forms: tuple[str, ...] = ("",)
+    by: str = PLAYER
+
+    @cached_property
+    def counts(self) -> frozenset[int]:
+        """The numbers of arguments the forms allow."""
+        out: set[int] = set()
+        for form in self.forms:
+            words = form.split()
+            required = sum(1 for word in words if not word.startswith("["))
+            out.update(range(required, len(words) + 1))
+        return frozenset(out)
+
+    def usage(self, actor: str, verb: str) -> str:
+        """How to write the line: ``write it as 'Ann do ACTION' or 'Ann do repair pit'``."""
+        shapes = " or ".join(f"'{actor} {verb}{(' ' + form) if form else ''}'" for form in self.forms)
+        return f"write it as {shapes}"
 
 
 # --- Prompts: what the engine needs next, as data the generic widgets can answer ---
@@ -289,6 +326,42 @@ class Prompt:
 
 
 @dataclass(frozen=True)
+class Outcome:
+    """How a game ended, as python-chess's ``Outcome``: why, and who won.
+
+    ``termination`` is a member of the game's own ``Termination`` enum, whose value says the
+    ending in a few words ("every square is blue"); ``winners`` are in seat order, empty when
+    nobody wins.
+
+    >>> class Termination(StrEnum):
+    ...     FINISH = "all lemmings across"
+    >>> Outcome(Termination.FINISH, ("Ann",)).headline()
+    'Ann wins!'
+    >>> Outcome(Termination.FINISH).headline()
+    'All lemmings across!'
+    """
+
+    termination: StrEnum
+    winners: tuple[str, ...] = ()
+
+    def headline(self) -> str:
+        """The end screen's words: the winners, or how it ended when nobody won."""
+        if self.winners:
+            return " & ".join(self.winners) + (" wins!" if len(self.winners) == 1 else " win!")
+        return self.termination.value[:1].upper() + self.termination.value[1:] + "!"
+
+
+class Summary(TypedDict):
+    """The keys every summary has (records.md); each game's details add their own."""
+
+    game: str
+    players: list[str]
+    over: bool
+    winners: list[str]
+    next: str | None
+
+
+@dataclass(frozen=True)
 class OptionSpec:
     """A game option: its default record value and a parser that refuses bad values."""
 
@@ -311,8 +384,8 @@ class Game(ABC, Generic[S]):
     options: ClassVar[Mapping[str, OptionSpec]] = {}
     #: Whether the rules want the seats shuffled at setup.
     random_seats: ClassVar[bool] = False
-    #: What the end screen says when the game ends with no winner.
-    no_winner: ClassVar[str] = "A draw: nobody wins"
+    #: The verbs of the game's action lines, in the order a refusal lists them.
+    verbs: ClassVar[Mapping[str, Verb]] = {}
     #: Rules pages in our own words, by topic; "" is the overview.
     pages: ClassVar[Mapping[str, str]] = {}
 
@@ -320,9 +393,44 @@ class Game(ABC, Generic[S]):
     def start(self, players: tuple[str, ...], options: Mapping[str, Any]) -> S:
         """The state before the first action line. ``options`` are parsed values."""
 
-    @abstractmethod
     def apply(self, state: S, line: Line) -> S:
-        """The state after ``line``, or :class:`IllegalLine` with a reason."""
+        """The state after ``line``, or :class:`IllegalLine` with a reason.
+
+        The checks every game shares are made here, once and in this order: the game is
+        over (:class:`GameOver`, unless :meth:`after_end` accepts the line); the verb is not
+        one of :attr:`verbs` (:class:`UnknownVerb`); the table writes a player's verb, a
+        player the table's, or the actor is not in the game (:class:`NotYourTurn`); the
+        number of arguments fits none of the verb's forms (:class:`BadArguments`). Then the
+        game's own :meth:`play` decides whose turn it is and what the words mean.
+        """
+        outcome = self.outcome(state)
+        if outcome is not None and not self.after_end(state, line):
+            raise GameOver(f"the game is over: {outcome.termination}")
+        verb = self.verbs.get(line.verb)
+        if verb is None:
+            raise UnknownVerb(f"{shown(line.verb)} is not a {self.title} action "
+                              f"({', '.join(self.verbs)})")
+        if line.actor == TABLE and verb.by == PLAYER:
+            raise NotYourTurn(f"'{line.verb}' belongs to a player, not the table")
+        if line.actor != TABLE and verb.by == TABLE_ONLY:
+            raise NotYourTurn(f"'{line.verb}' is the table's line: {verb.usage(TABLE, line.verb)}")
+        if line.actor != TABLE and line.actor not in self.seats(state):
+            raise NotYourTurn(f"{shown(line.actor)} is not playing")
+        if len(line.args) not in verb.counts:
+            raise BadArguments(verb.usage(line.actor, line.verb))
+        return self.play(state, line)
+
+    @abstractmethod
+    def play(self, state: S, line: Line) -> S:
+        """:meth:`apply` after the shared checks: the game's own rules for ``line``."""
+
+    @abstractmethod
+    def seats(self, state: S) -> tuple[str, ...]:
+        """The players' names in seat order."""
+
+    def after_end(self, state: S, line: Line) -> bool:
+        """Whether the rules accept ``line`` although the game is over (a last full circle)."""
+        return False
 
     @abstractmethod
     def prompt(self, state: S) -> Prompt | None:
@@ -330,16 +438,17 @@ class Game(ABC, Generic[S]):
         answers whose extras are the lines still accepted after the end."""
 
     @abstractmethod
+    def outcome(self, state: S) -> Outcome | None:
+        """How the game ended, ``None`` while it goes on."""
+
     def over(self, state: S) -> bool:
-        """Whether the game has ended."""
+        """Whether the game has ended (python-chess's ``is_game_over``)."""
+        return self.outcome(state) is not None
 
     @abstractmethod
-    def winners(self, state: S) -> tuple[str, ...]:
-        """The winners in seat order; empty while not over and when nobody wins."""
-
-    @abstractmethod
-    def details(self, state: S) -> dict[str, Any]:
-        """The game's own summary keys (records.md)."""
+    def details(self, state: S) -> Mapping[str, object]:
+        """The game's own summary keys (records.md): each game returns its own
+        ``TypedDict``, so a misspelt key is a type error where it is written and read."""
 
     def next_actor(self, state: S) -> str | None:
         """The actor of the next required line, ``None`` when over."""

@@ -19,31 +19,35 @@ with gleebs under it, and a free grue is a stack of just that grue.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from itertools import permutations
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 from companion.games.base import (
     RESERVED_NAMES,
     TABLE,
+    TABLE_ONLY,
     BadArguments,
     Game,
-    GameOver,
     Grid,
     IllegalLine,
     Line,
     NotYourTurn,
     OptionSpec,
+    Outcome,
     Prompt,
     Roll,
+    Summary,
     UnknownVerb,
-    expect_args,
+    Verb,
 )
 
 SIZE = 4
 SQUARES: tuple[str, ...] = tuple(f"{'abcd'[i % SIZE]}{i // SIZE + 1}" for i in range(SIZE * SIZE))
 INDEX: Mapping[str, int] = {name: i for i, name in enumerate(SQUARES)}
+ALL_SQUARES = range(SIZE * SIZE)
 #: The squares a piece on each square can reach: its row and column, any distance, over
 #: anything (so the only thing that matters is where it lands).
 REACH: tuple[tuple[int, ...], ...] = tuple(
@@ -173,9 +177,10 @@ def grue_lands(grue: str, target: Stack) -> bool:
     return not target or (is_gleeb(target[-1]) and size(target[-1]) == size(grue))
 
 
-def gleeb_moves(board: Board, seat: int) -> Iterator[tuple[int, int]]:
-    """Every (from, to) gleeb step open to ``seat``."""
-    for a, stack in enumerate(board):
+def gleeb_moves(board: Board, seat: int, froms: Iterable[int] = ALL_SQUARES) -> Iterator[tuple[int, int]]:
+    """Every (from, to) gleeb step open to ``seat`` (from the squares ``froms`` only)."""
+    for a in froms:
+        stack = board[a]
         if controller(stack) == seat:
             for b in REACH[a]:
                 if gleeb_lands(stack[-1], board[b]):
@@ -297,6 +302,30 @@ def board_pick(label: str, actor: str, verb: str, legal: tuple[Line, ...],
                 prefix=prefix, start=("abcd".index(first[0]) + 1, int(first[1])), notes=notes)
 
 
+class Termination(StrEnum):
+    """How a game of Gleeb's and Grues ends (checked at the end of a movement turn)."""
+
+    SCORED = "no gleeb can move: scored"
+    GRUES_WIN = "the grues win"  # scored, and a tie
+    NO_STACK = "a player has no stack left"
+
+
+class Details(TypedDict):
+    """The summary keys of records.md, then extra ones for the screens."""
+
+    phase: str
+    board: dict[str, list[str]]
+    pinned: list[str]
+    eaten: list[str]
+    scores: dict[str, int]
+    #: Who places and moves first.
+    first: str
+
+
+class GleebsSummary(Summary, Details):
+    """A Gleeb's and Grues summary, as the screens read it."""
+
+
 def parse_first(value: str) -> str:
     """The ``first`` option: a player's name; "" (the default) means the first seat.
 
@@ -327,10 +356,15 @@ class GleebsAndGrues(Game[State]):
     title: ClassVar[str] = "Gleeb's and Grues"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 2
+    verbs: ClassVar[Mapping[str, Verb]] = {
+        GRUES_STEP: Verb(("S1 S2 S3",), TABLE_ONLY),
+        PLACE: Verb(("PIECE SQUARE",)),
+        MOVE: Verb(("FROM TO",)),
+        GRUE_STEP: Verb(("FROM TO",)),
+    }
     options: ClassVar[Mapping[str, OptionSpec]] = {
         "first": OptionSpec("", parse_first, "who places and moves first (default: first seat)"),
     }
-    no_winner: ClassVar[str] = "The grues win!"
     pages: ClassVar[Mapping[str, str]] = {
         "": "Two players, three grues on a 4x4 board. First seat: blue+yellow gleebs, "
             "second seat: green+red. Stack your gleebs on others; grues eat lone gleebs "
@@ -362,13 +396,15 @@ class GleebsAndGrues(Game[State]):
             raise NotPlaying(f"option first: {first} is not playing")
         return State(players=(players[0], players[1]), first=players.index(first))
 
-    def over(self, state: State) -> bool:
-        return state.step == OVER
-
-    def winners(self, state: State) -> tuple[str, ...]:
-        if state.step != OVER or state.winner is None:
-            return ()
-        return (state.players[state.winner],)
+    def outcome(self, state: State) -> Outcome | None:
+        if state.step != OVER:
+            return None
+        if state.winner is None:
+            return Outcome(Termination.GRUES_WIN)
+        # end_of_turn scores the board when nobody can move a gleeb; else a stackless loses.
+        scored = not any(can_move_gleeb(state.board, seat) for seat in (0, 1))
+        return Outcome(Termination.SCORED if scored else Termination.NO_STACK,
+                       (state.players[state.winner],))
 
     def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
         # Beside the rules, in a module of its own, loaded the first time a result is shown.
@@ -376,7 +412,7 @@ class GleebsAndGrues(Game[State]):
 
         return events(before, after, lines)
 
-    def details(self, state: State) -> dict[str, Any]:
+    def details(self, state: State) -> Details:
         board = state.board
         by_name = sorted(range(len(board)), key=lambda i: SQUARES[i])  # a1, a2, ... d4
         return {
@@ -388,17 +424,16 @@ class GleebsAndGrues(Game[State]):
             "first": state.players[state.first],
         }
 
-    def apply(self, state: State, line: Line) -> State:
-        if state.step == OVER:
-            raise GameOver("the game is over")
+    def seats(self, state: State) -> tuple[str, ...]:
+        return state.players
+
+    def play(self, state: State, line: Line) -> State:
         handler = {
             GRUES_STEP: self._set_grues,
             PLACE: self._place,
             MOVE: self._move_gleeb,
             GRUE_STEP: self._move_grue,
-        }.get(line.verb)
-        if handler is None:
-            raise UnknownVerb(f"{line.verb!r} is not a Gleeb's and Grues action")
+        }[line.verb]
         actor = self._actor(state)
         if line.actor != actor:
             raise NotYourTurn(f"{self._who(actor)} must {WHAT[state.step]} now")
@@ -479,7 +514,6 @@ class GleebsAndGrues(Game[State]):
     # --- line handlers: each returns the new state, or raises ---
 
     def _set_grues(self, state: State, line: Line) -> State:
-        expect_args(line, len(GRUES), "S1 S2 S3")
         where = tuple(square(token) for token in line.args)
         if len(set(where)) < len(where):
             raise SquareTaken("the three grues need three different squares")
@@ -489,7 +523,6 @@ class GleebsAndGrues(Game[State]):
         return replace(state, board=tuple(board), step=PLACE, mover=state.first)
 
     def _place(self, state: State, line: Line) -> State:
-        expect_args(line, 2, "PIECE SQUARE")
         piece, where = line.args[0], square(line.args[1])
         if piece in GRUES:
             raise NotYourPiece("the grues are already on the board")
@@ -504,52 +537,56 @@ class GleebsAndGrues(Game[State]):
         return _at(state, *place_step(state.board, state.mover, piece, where))
 
     def _move_gleeb(self, state: State, line: Line) -> State:
-        expect_args(line, 2, "FROM TO")
         a, b = square(line.args[0]), square(line.args[1])
-        board = state.board
-        if controller(board[a]) != state.mover:
-            raise NoStackOfYours(f"{SQUARES[a]} holds no stack you control")
-        if b not in REACH[a]:
-            raise NotInLine("a stack moves straight along a row or column")
-        top, target = board[a][-1], board[b]
-        if not gleeb_lands(top, target):
-            if not target:
-                raise BadLanding("a gleeb must land on another gleeb")
-            if not is_gleeb(target[-1]):
-                raise BadLanding("nothing can land on a grue or a pinned stack")
-            raise BadLanding(f"{top} cannot land on another {COLOUR_NAMES[top[0]]} gleeb")
-        return _at(state, *gleeb_step(board, state.mover, a, b))
-
-    def _move_grue(self, state: State, line: Line) -> State:
-        expect_args(line, 2, "FROM TO")
-        a, b = square(line.args[0]), square(line.args[1])
-        board = state.board
-        if not is_free_grue(board[a]):
-            if is_pinned(board[a]):
-                raise NotAFreeGrue(f"the grue on {SQUARES[a]} is pinned for good")
-            raise NotAFreeGrue(f"{SQUARES[a]} holds no free grue")
-        if b not in REACH[a]:
-            raise NotInLine("a grue moves straight along a row or column")
-        grue, target = board[a][0], board[b]
-        if target and not is_gleeb(target[-1]):
-            raise GrueLanding("nothing can land on a grue or a pinned stack")
-        if not grue_lands(grue, target):
-            raise GrueLanding(f"{grue} can only land on a size-{size(grue)} gleeb, "
-                              f"not {target[-1]}")
-        if not target:
-            self._refuse_walk(board, a)
-        return _at(state, *grue_step(board, state.mover, a, b))
+        # Legal means generated, as python-chess decides is_legal: the rest only says why not.
+        if (a, b) in gleeb_moves(state.board, state.mover, (a,)):
+            return _at(state, *gleeb_step(state.board, state.mover, a, b))
+        raise self._gleeb_refusal(state, a, b)
 
     @staticmethod
-    def _refuse_walk(board: Board, a: int) -> None:
-        """Refuse a grue step to an empty square when some grue could land on a gleeb."""
+    def _gleeb_refusal(state: State, a: int, b: int) -> IllegalLine:
+        """Why the gleeb step from ``a`` to ``b``, which the moves do not include, is refused."""
+        board = state.board
+        if controller(board[a]) != state.mover:
+            return NoStackOfYours(f"{SQUARES[a]} holds no stack you control")
+        if b not in REACH[a]:
+            return NotInLine("a stack moves straight along a row or column")
+        top, target = board[a][-1], board[b]
+        if not target:
+            return BadLanding("a gleeb must land on another gleeb")
+        if not is_gleeb(target[-1]):
+            return BadLanding("nothing can land on a grue or a pinned stack")
+        return BadLanding(f"{top} cannot land on another {COLOUR_NAMES[top[0]]} gleeb")
+
+    def _move_grue(self, state: State, line: Line) -> State:
+        a, b = square(line.args[0]), square(line.args[1])
+        # Legal means generated (compulsory captures included): the rest only says why not.
+        if (a, b) in grue_moves(state.board):
+            return _at(state, *grue_step(state.board, state.mover, a, b))
+        raise self._grue_refusal(state.board, a, b)
+
+    @staticmethod
+    def _grue_refusal(board: Board, a: int, b: int) -> IllegalLine:
+        """Why the grue step from ``a`` to ``b``, which the moves do not include, is refused."""
+        if not is_free_grue(board[a]):
+            if is_pinned(board[a]):
+                return NotAFreeGrue(f"the grue on {SQUARES[a]} is pinned for good")
+            return NotAFreeGrue(f"{SQUARES[a]} holds no free grue")
+        if b not in REACH[a]:
+            return NotInLine("a grue moves straight along a row or column")
+        grue, target = board[a][0], board[b]
+        if target and not is_gleeb(target[-1]):
+            return GrueLanding("nothing can land on a grue or a pinned stack")
+        if not grue_lands(grue, target):
+            return GrueLanding(f"{grue} can only land on a size-{size(grue)} gleeb, "
+                               f"not {target[-1]}")
+        # A walk to an empty square, while some grue can land on a gleeb: name a landing
+        # of the grue the player picked when it has one.
         landings = [(x, y) for x, y in grue_moves(board) if board[y]]
-        if landings:
-            # Name a landing of the grue the player picked when it has one.
-            x, y = next(((x, y) for x, y in landings if x == a), landings[0])
-            verb = "eat" if len(board[y]) == 1 else "pin"
-            raise CaptureRequired(f"a grue must land on a same-size gleeb: "
-                                  f"{board[x][0]} can {verb} at {SQUARES[y]}")
+        x, y = next(((x, y) for x, y in landings if x == a), landings[0])
+        verb = "eat" if len(board[y]) == 1 else "pin"
+        return CaptureRequired(f"a grue must land on a same-size gleeb: "
+                               f"{board[x][0]} can {verb} at {SQUARES[y]}")
 
 
 

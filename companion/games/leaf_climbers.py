@@ -16,8 +16,8 @@ any step down costs 2.
 >>> game.next_actor(s), game.details(s)["positions"]
 ('Bob', {'Ann': [2, 2], 'Bob': [6, 6]})
 >>> s = game.apply(s, Line.parse("Bob stay"))
->>> game.over(s), game.winners(s), game.details(s)["out"]
-(True, ('Ann',), ['Bob'])
+>>> game.outcome(s), game.details(s)["out"]
+(Outcome(termination=<Termination.LAST_STANDING: 'last one standing'>, winners=('Ann',)), ['Bob'])
 """
 
 from __future__ import annotations
@@ -25,21 +25,23 @@ from __future__ import annotations
 import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from enum import StrEnum
+from typing import Any, ClassVar, TypedDict
 
 from companion.games.base import (
     TABLE,
+    TABLE_ONLY,
     Choice,
     Game,
-    GameOver,
     Grid,
     IllegalLine,
     Line,
     NotYourTurn,
+    Outcome,
     Prompt,
     Roll,
-    UnknownVerb,
-    expect_args,
+    Summary,
+    Verb,
     number,
 )
 
@@ -51,6 +53,33 @@ MEEPLES_PER_SQUARE = 2
 CORNERS = ((1, 1), (SIZE, SIZE), (1, SIZE), (SIZE, 1))
 
 Square = tuple[int, int]
+
+
+class Termination(StrEnum):
+    """How a game of Leaf-Climbers ends (checked when the leaves land)."""
+
+    LAST_STANDING = "last one standing"
+    ALL_BLUE = "every square is blue"
+    ALL_CRUSHED = "everyone crushed"
+
+
+class Details(TypedDict):
+    """The summary keys of records.md, then extra ones for the screens."""
+
+    round: int
+    elevation: list[list[int]]
+    positions: dict[str, list[int]]
+    out: list[str]
+    #: This round's leaves in the air, ``[C, R]`` each, in the order they fell.
+    leaves: list[list[int]]
+    drop: int | None
+    falling: int
+    roll: int | None
+    phase: str
+
+
+class LeafSummary(Summary, Details):
+    """A Leaf-Climbers summary, as the screens read it."""
 
 
 class LeafRefused(IllegalLine):
@@ -185,6 +214,13 @@ class LeafClimbers(Game[State]):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
     random_seats: ClassVar[bool] = True
+    verbs: ClassVar[Mapping[str, Verb]] = {
+        "drop": Verb(("N",), TABLE_ONLY),
+        "leaf": Verb(("C R",), TABLE_ONLY),
+        "roll": Verb(("M",)),
+        "move": Verb(("C R",)),
+        "stay": Verb(),
+    }
     pages: ClassVar[Mapping[str, str]] = {
         "": "Leaves fall on a 6x6 board and pile up. Climb the pile and dodge the leaves: "
             "a meeple under a landing leaf is crushed. Last one standing wins, or everyone "
@@ -214,11 +250,13 @@ class LeafClimbers(Game[State]):
     def start(self, players: tuple[str, ...], options: Mapping[str, Any]) -> State:
         return State(players=tuple(players), positions=CORNERS[: len(players)])
 
-    def over(self, state: State) -> bool:
-        return state.phase == "over"
-
-    def winners(self, state: State) -> tuple[str, ...]:
-        return tuple(state.players[seat] for seat in state.winners) if self.over(state) else ()
+    def outcome(self, state: State) -> Outcome | None:
+        if state.phase != "over":
+            return None
+        winners = tuple(state.players[seat] for seat in state.winners)
+        if len(winners) > 1:
+            return Outcome(Termination.ALL_BLUE, winners)
+        return Outcome(Termination.LAST_STANDING if winners else Termination.ALL_CRUSHED, winners)
 
     def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
         # Beside the rules, in a module of its own, loaded the first time a result is shown.
@@ -226,7 +264,7 @@ class LeafClimbers(Game[State]):
 
         return events(before, after, lines)
 
-    def details(self, state: State) -> dict[str, Any]:
+    def details(self, state: State) -> Details:
         names = state.players
         rows = [list(state.elevation[r * SIZE:(r + 1) * SIZE]) for r in range(SIZE)]
         return {
@@ -242,21 +280,18 @@ class LeafClimbers(Game[State]):
             "phase": state.phase,
         }
 
-    def apply(self, state: State, line: Line) -> State:
-        if state.phase == "over":
-            raise GameOver("the game is over")
-        handler = {
+    def seats(self, state: State) -> tuple[str, ...]:
+        return state.players
+
+    def play(self, state: State, line: Line) -> State:
+        self._check_turn(state, line)
+        return {
             "drop": self._drop,
             "leaf": self._leaf,
             "roll": self._roll,
             "move": self._move,
             "stay": self._move,
-        }.get(line.verb)
-        if handler is None:
-            raise UnknownVerb(f"{line.verb!r} is not a Leaf-Climbers action "
-                              "(drop, leaf, roll, move, stay)")
-        self._check_turn(state, line)
-        return handler(state, line)
+        }[line.verb](state, line)
 
     def prompt(self, state: State) -> Prompt | None:
         if state.phase == "over":
@@ -284,9 +319,11 @@ class LeafClimbers(Game[State]):
         """A square on the board (the reachable ones marked, each with a note), or stay."""
         at = state.positions[state.mover]
         assert at is not None
-        squares = [at, *sorted(self._reachable(state))]  # the own square too: same as stay
-        legal = tuple(Line(who, "move", (str(c), str(r))) for c, r in squares)
         costs = move_costs(state.elevation, at)
+        # The squares apply accepts, found by apply's own test (the own square: same as stay).
+        squares = [at, *sorted(square for square, cost in costs.items()
+                               if square != at and self._move_refusal(state, at, square, cost) is None)]
+        legal = tuple(Line(who, "move", (str(c), str(r))) for c, r in squares)
         notes = tuple((square, self._note(state, square, costs[square]))
                       for square in sorted(costs))
         board = Grid("Move", who, "move", SIZE, SIZE, legal, start=at, notes=notes)
@@ -323,28 +360,22 @@ class LeafClimbers(Game[State]):
     def _crowd(state: State, square: Square) -> int:
         return sum(1 for at in state.positions if at == square)
 
-    def _reachable(self, state: State) -> dict[Square, int]:
-        """Squares the mover may end on (their own square excluded: that is ``stay``)."""
-        at = state.positions[state.mover]
-        assert at is not None
-        return {
-            square: cost for square, cost in move_costs(state.elevation, at).items()
-            if square != at and cost <= state.roll
-            and self._crowd(state, square) < MEEPLES_PER_SQUARE
-        }
+    def _move_refusal(self, state: State, at: Square, target: Square, cost: int) -> IllegalLine | None:
+        """Why the mover on ``at`` may not end on ``target`` at ``cost``; ``None`` when they
+        may. The one test of a move: apply raises it, and the move prompt's legal squares
+        are those it lets through."""
+        if target == at:
+            return None
+        if cost > state.roll:
+            return Unreachable(f"{square_name(target)} costs {cost}, you have {state.roll}")
+        if self._crowd(state, target) >= MEEPLES_PER_SQUARE:
+            return SquareFull(f"{square_name(target)} already holds {MEEPLES_PER_SQUARE} meeples")
+        return None
 
     def _check_turn(self, state: State, line: Line) -> None:
         """Refuse a line whose actor or verb is not the one the game is waiting for."""
-        table_verb = line.verb in ("drop", "leaf")
-        if table_verb and line.actor != TABLE:
-            raise NotYourTurn(f"the leaves are the table's: write 'table {line.verb} ...'")
-        if not table_verb and line.actor == TABLE:
-            raise NotYourTurn(f"'{line.verb}' belongs to a player, not the table")
-        if line.actor != TABLE:
-            if line.actor not in state.players:
-                raise NotYourTurn(f"{line.actor!r} is not playing")
-            if state.positions[state.players.index(line.actor)] is None:
-                raise Crushed(f"{line.actor} was crushed and is out of the game")
+        if line.actor != TABLE and state.positions[state.players.index(line.actor)] is None:
+            raise Crushed(f"{line.actor} was crushed and is out of the game")
         wanted = self._waiting_for(state)
         if state.phase in ("drop", "leaf"):
             if line.actor != TABLE:
@@ -372,14 +403,12 @@ class LeafClimbers(Game[State]):
     # --- line handlers: each returns the new state, or raises ---
 
     def _drop(self, state: State, line: Line) -> State:
-        expect_args(line, 1, "N")
         drop = number(line.args[0], 1, 20, "the d20")
         falling = min(drop, total_capacity(state.elevation))
         return replace(state, round=state.round + 1, phase="leaf", drop=drop, falling=falling,
                        leaves=(), roll=0)
 
     def _leaf(self, state: State, line: Line) -> State:
-        expect_args(line, 2, "C R")
         square = (number(line.args[0], 1, SIZE, "the column (green die)"),
                   number(line.args[1], 1, SIZE, "the row (blue die)"))
         refusal = leaf_refusal(state, square)
@@ -392,26 +421,20 @@ class LeafClimbers(Game[State]):
         return self._next_mover(state, -1)
 
     def _roll(self, state: State, line: Line) -> State:
-        expect_args(line, 1, "M")
         return replace(state, phase="move", roll=number(line.args[0], 1, 4, "the d4"))
 
     def _move(self, state: State, line: Line) -> State:
         at = state.positions[state.mover]
         assert at is not None
         if line.verb == "stay":
-            expect_args(line, 0, "")
             target = at
         else:
-            expect_args(line, 2, "C R")
             target = (number(line.args[0], 1, SIZE, "the column"),
                       number(line.args[1], 1, SIZE, "the row"))
         if target != at:
-            cost = move_costs(state.elevation, at)[target]
-            if cost > state.roll:
-                raise Unreachable(f"{square_name(target)} costs {cost}, you have {state.roll}")
-            if self._crowd(state, target) >= MEEPLES_PER_SQUARE:
-                raise SquareFull(f"{square_name(target)} already holds "
-                                 f"{MEEPLES_PER_SQUARE} meeples")
+            refusal = self._move_refusal(state, at, target, move_costs(state.elevation, at)[target])
+            if refusal is not None:
+                raise refusal
         positions = list(state.positions)
         positions[state.mover] = target
         return self._next_mover(replace(state, positions=tuple(positions)), state.mover)

@@ -14,21 +14,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from enum import StrEnum
+from typing import Any, ClassVar, TypedDict
 
 from companion.games.base import (
+    EITHER,
     TABLE,
     BadArguments,
     Choice,
     Game,
-    GameOver,
     IllegalLine,
     Line,
     NotYourTurn,
     OptionSpec,
+    Outcome,
     Prompt,
     Roll,
-    UnknownVerb,
+    Summary,
+    Verb,
     expect_args,
     number,
 )
@@ -40,6 +43,32 @@ PICK_ORDER = (0, 1, 1, 0, 0, 1)  # 0 = P1, 1 = P2
 FULL_HEALTH = 6
 MOVING = ("move", "drift", "jump")  # kinds of action that travel (and so can hit things)
 DURING = ("hazard", "impact", "lap", "switch")  # lines that belong to the action in progress
+
+
+class Termination(StrEnum):
+    """How a race ends (at once, in the middle of an action)."""
+
+    LAPS = "laps done"
+    WRECKED = "the other robot wrecked"
+    BOTH_WRECKED = "both robots wrecked"
+
+
+class Details(TypedDict):
+    """The summary keys of records.md, then extra ones for the screens."""
+
+    turn: int
+    health: dict[str, int]
+    laps: dict[str, int]
+    privilege: dict[str, bool]
+    p1: str | None
+    phase: str
+    #: Each player's picked actions not yet carried out this turn.
+    picked: dict[str, list[str]]
+    laps_to_win: int
+
+
+class RaceSummary(Summary, Details):
+    """A Microbot Racers summary, as the screens read it."""
 
 
 class NoRunUp(IllegalLine):
@@ -176,6 +205,18 @@ class MicrobotRacers(Game[State]):
     title: ClassVar[str] = "Microbot Racers"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 2
+    verbs: ClassVar[Mapping[str, Verb]] = {
+        # The table's first-player roll, or a player's roll for a pending check.
+        "roll": Verb(("A B", "F"), EITHER),
+        "first": Verb(),
+        "pick": Verb(("ACTION",)),
+        "pass": Verb(),
+        "do": Verb(("ACTION", "repair pit")),
+        "hazard": Verb(),
+        "impact": Verb(("block|robot",)),
+        "lap": Verb(),
+        "switch": Verb(),
+    }
     options: ClassVar[Mapping[str, OptionSpec]] = {
         "laps": OptionSpec("3", parse_laps, "Laps to win",
                            tuple(str(n) for n in range(1, 10))),
@@ -222,13 +263,15 @@ class MicrobotRacers(Game[State]):
     def start(self, players: tuple[str, ...], options: Mapping[str, Any]) -> State:
         return State(players=(players[0], players[1]), laps=options["laps"], side=options["side"])
 
-    def over(self, state: State) -> bool:
-        return state.phase == "over"
-
-    def winners(self, state: State) -> tuple[str, ...]:
-        if state.phase != "over" or state.winner is None:
-            return ()
-        return (state.players[state.winner],)
+    def outcome(self, state: State) -> Outcome | None:
+        if state.phase != "over":
+            return None
+        if state.winner is None:
+            return Outcome(Termination.BOTH_WRECKED)
+        # As _settle finds the end: a wreck before a lap.
+        wrecked = any(robot.health == 0 for robot in state.robots)
+        ending = Termination.WRECKED if wrecked else Termination.LAPS
+        return Outcome(ending, (state.players[state.winner],))
 
     def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
         # Beside the rules, in a module of its own, loaded the first time a result is shown.
@@ -236,7 +279,7 @@ class MicrobotRacers(Game[State]):
 
         return events(before, after, lines)
 
-    def details(self, state: State) -> dict[str, Any]:
+    def details(self, state: State) -> Details:
         names = state.players
         return {
             "turn": state.turn,
@@ -249,10 +292,11 @@ class MicrobotRacers(Game[State]):
             "laps_to_win": state.laps,
         }
 
-    def apply(self, state: State, line: Line) -> State:
-        if state.phase == "over":
-            raise GameOver("the race is over")
-        seat = self._seat(state, line.actor)
+    def seats(self, state: State) -> tuple[str, ...]:
+        return state.players
+
+    def play(self, state: State, line: Line) -> State:
+        seat = -1 if line.actor == TABLE else state.players.index(line.actor)
         if state.check:
             roller = self._roller(state)
             who = state.players[roller]
@@ -265,17 +309,15 @@ class MicrobotRacers(Game[State]):
             return self._settle(self._during_action(state, seat, line))
         if state.phase == "done" and line.verb in ("roll", "first"):
             state = self._new_turn(state)
+        if line.verb in DURING:
+            raise NotActing("no robot is carrying out an action")
         handler = {
             "roll": self._first_roll,
             "first": self._claim_first,
             "pick": self._pick,
             "pass": self._pick,
             "do": self._do,
-        }.get(line.verb)
-        if handler is None:
-            if line.verb in DURING:
-                raise NotActing("no robot is carrying out an action")
-            raise UnknownVerb(f"{line.verb!r} is not a Microbot Racers action")
+        }[line.verb]
         return self._settle(handler(state, seat, line))
 
     def prompt(self, state: State) -> Prompt | None:
@@ -328,13 +370,6 @@ class MicrobotRacers(Game[State]):
         return Prompt(names[seat], f"{names[seat]}: do an action", tuple(doable), extras, "do")
 
     # --- helpers that read the state ---
-
-    def _seat(self, state: State, actor: str) -> int:
-        if actor == TABLE:
-            return -1
-        if actor not in state.players:
-            raise NotYourTurn(f"{actor!r} is not racing")
-        return state.players.index(actor)
 
     @staticmethod
     def _needed(health: int, check: str) -> int:
@@ -414,9 +449,6 @@ class MicrobotRacers(Game[State]):
         return replace(state, rolled=True, p1=0 if a < b else 1, phase="pick")
 
     def _claim_first(self, state: State, seat: int, line: Line) -> State:
-        expect_args(line, 0, "")
-        if seat == -1:
-            raise NotYourTurn("the privilege belongs to a player, not the table")
         name = state.players[seat]
         if not state.robots[seat].privilege:
             raise PrivilegeSpent(f"{name} has already used the take-P1 privilege")
@@ -434,9 +466,7 @@ class MicrobotRacers(Game[State]):
         if seat != picker:
             raise NotYourTurn(f"it is {state.players[picker]}'s pick")
         if line.verb == "pass":
-            expect_args(line, 0, "")
             return replace(state, picks=state.picks + ((seat, "pass"),))
-        expect_args(line, 1, "ACTION")
         action = line.args[0]
         if action not in SIDES[state.side]:
             raise BadArguments(f"{action!r} is not on the {state.side} side of the action card")
@@ -510,18 +540,14 @@ class MicrobotRacers(Game[State]):
         if state.halted:  # records.md: after an impact nothing more is logged for that action
             raise NotActing(f"{name}'s robot has already stopped")
         if line.verb == "switch":
-            expect_args(line, 0, "")
             return replace(state, switch="open")
         if line.verb == "lap":
-            expect_args(line, 0, "")
             if state.lapped:
                 raise IllegalLine(f"{name} already logged a lap in this action")
             laps = state.robots[seat].laps + 1
             return replace(state, robots=set_robot(state.robots, seat, laps=laps), lapped=True)
         if line.verb == "hazard":
-            expect_args(line, 0, "")
             return replace(state, check="hazard")
-        expect_args(line, 1, "block|robot")
         what = line.args[0]
         if what not in ("block", "robot"):
             raise BadArguments("an impact is with a 'block' or the other 'robot'")
@@ -536,7 +562,6 @@ class MicrobotRacers(Game[State]):
         A switch logged before an impact still counts (house default): the track changed
         and the other robot sits on the puddle whatever happened to the acting one after.
         """
-        expect_args(line, 0, "")
         name, actor = state.players[seat], state.players[1 - seat]
         if state.switch == "open":
             return replace(state, check="puddle", switch="logged")

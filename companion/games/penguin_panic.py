@@ -19,25 +19,27 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from enum import StrEnum
+from typing import Any, ClassVar, TypedDict
 
 from companion.games.base import (
     RESERVED_NAMES,
     TABLE,
+    TABLE_ONLY,
     BadArguments,
     Choice,
     Field,
     Form,
     Game,
-    GameOver,
     IllegalLine,
     Line,
     NotYourTurn,
     OptionSpec,
+    Outcome,
     Prompt,
     Roll,
-    UnknownVerb,
-    expect_args,
+    Summary,
+    Verb,
     number,
 )
 
@@ -60,11 +62,48 @@ PENALTY = {1: 4, 2: 3, 3: 2, 4: 1, 5: 2, 6: 1, 7: 1}
 ABILITY = {1: "6s wild", 2: "pick any", 3: "front/back", 4: "swap two", 5: "add 0-5",
            6: "three dice", 7: "die for 2"}
 SWAP, EXTEND, WILD_SIXES, THREE_DICE, CHEAP_DIE = 4, 5, 1, 6, 7
-#: The bribe phase's lines: their argument's form, its highest value and its name.
-CLAIMS = {"ability": ("S", SPACES, "an ability space"), "bribe": ("K", CIRCLES, "a circle")}
+#: The bribe phase's lines: their argument's highest value and its name.
+CLAIMS = {"ability": (SPACES, "an ability space"), "bribe": (CIRCLES, "a circle")}
 #: Points of a set of escapees of different colours, by its size.
 SET_POINTS = {1: 1, 2: 3, 3: 6, 4: 10, 5: 15}
 NAME = re.compile(r"[A-Za-z0-9_-]{1,12}")
+
+
+class Termination(StrEnum):
+    """How a game of Penguin Panic ends: escapees are scored, and someone always wins."""
+
+    BAG_SHORT = "the bag cannot fill a line"
+
+
+class Details(TypedDict):
+    """The summary keys of records.md, then extra ones for the screens."""
+
+    round: int
+    fish: dict[str, int]
+    abilities: dict[str, int]
+    order: list[str]
+    bribes: dict[str, list[int]]
+    bag: int
+    line: int
+    board: int
+    gone: int
+    escaped: dict[str, dict[str, int]]
+    scores: dict[str, int]
+    #: ``draw``, ``ability``, ``bribe``, ``turns`` or ``over``.
+    stage: str
+    colours: list[str]
+    #: What each ability space costs the player choosing now; ``None`` when taken.
+    costs: list[int | None]
+    #: The faces of the roll being placed, and the circles they allow.
+    dice: list[int]
+    circles: list[int]
+    escapees: dict[str, int]
+    #: The short name of each claimed ability, by player.
+    powers: dict[str, str]
+
+
+class PenguinSummary(Summary, Details):
+    """A Penguin Panic summary, as the screens read it."""
 
 
 class OutOfStep(IllegalLine):
@@ -234,6 +273,11 @@ class State:
         return self.stage == "turns" and self.line == 0
 
     @property
+    def ended(self) -> bool:
+        """The round is over and the bag cannot fill another line."""
+        return self.round_done and self.bag < LINE
+
+    @property
     def claimed(self) -> int:
         """Ability spaces claimed this round."""
         return sum(1 for s in self.spaces if s)
@@ -252,6 +296,17 @@ class PenguinPanic(Game[State]):
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 5
     random_seats: ClassVar[bool] = True
+    verbs: ClassVar[Mapping[str, Verb]] = {
+        "line": Verb(by=TABLE_ONLY),
+        "ability": Verb(("S",)),
+        "bribe": Verb(("K",)),
+        "buy": Verb(),
+        "roll": Verb(("F F [F [F]]",)),
+        "place": Verb(("K L G",)),
+        "complete": Verb(("K COLOUR N",)),
+        "swap": Verb(),
+        "extend": Verb(("N",)),
+    }
     options: ClassVar[Mapping[str, OptionSpec]] = {
         "colours": OptionSpec(",".join(COLOURS), parse_colours,
                               "names of the 5 penguin colours (house default)"),
@@ -313,15 +368,12 @@ class PenguinPanic(Game[State]):
             bribes=((),) * count,
         )
 
-    def over(self, state: State) -> bool:
-        return state.round_done and state.bag < LINE
-
-    def winners(self, state: State) -> tuple[str, ...]:
-        if not self.over(state):
-            return ()
+    def outcome(self, state: State) -> Outcome | None:
+        if not state.ended:
+            return None
         best = max(state.order, key=lambda seat: (
             set_score(state.escaped[seat]), sum(state.escaped[seat]), -state.order.index(seat)))
-        return (state.players[best],)
+        return Outcome(Termination.BAG_SHORT, (state.players[best],))
 
     def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
         # Beside the rules, in a module of its own, loaded the first time a result is shown.
@@ -329,7 +381,7 @@ class PenguinPanic(Game[State]):
 
         return events(before, after, lines)
 
-    def details(self, state: State) -> dict[str, Any]:
+    def details(self, state: State) -> Details:
         names = state.players
         seats = range(len(names))
         placing = self._placing(state)
@@ -347,7 +399,7 @@ class PenguinPanic(Game[State]):
                         for i in seats},
             "scores": {names[i]: set_score(state.escaped[i]) for i in seats},
             # Extra keys, for the screens: records.md welcomes them.
-            "stage": "over" if self.over(state) else state.stage,
+            "stage": "over" if state.ended else state.stage,
             "colours": list(state.colours),
             "costs": self._costs(state),
             "dice": list(placing.dice) if placing else [],
@@ -356,10 +408,14 @@ class PenguinPanic(Game[State]):
             "powers": {names[i]: ability_label(state.spaces[i]) for i in seats if state.spaces[i]},
         }
 
-    def apply(self, state: State, line: Line) -> State:
-        if self.over(state) and not self._last_circles(state, line):
-            raise GameOver("the game is over: the bag cannot fill a line")
-        handler: Callable[[State, int, Line], State] | None = {
+    def seats(self, state: State) -> tuple[str, ...]:
+        return state.players
+
+    def after_end(self, state: State, line: Line) -> bool:
+        return self._last_circles(state, line)
+
+    def play(self, state: State, line: Line) -> State:
+        handler: Callable[[State, int, Line], State] = {
             "line": self._draw,
             "ability": self._ability,
             "bribe": self._bribe,
@@ -369,18 +425,12 @@ class PenguinPanic(Game[State]):
             "complete": self._complete,
             "swap": self._swap,
             "extend": self._extend,
-        }.get(line.verb)
-        if handler is None:
-            raise UnknownVerb(f"{line.verb!r} is not a Penguin Panic action")
-        if line.actor == TABLE and line.verb != "line":
-            raise NotYourTurn(f"'{line.verb}' is a player's line, not the table's")
-        if line.actor != TABLE and line.actor not in state.players:
-            raise NotYourTurn(f"{line.actor!r} is not playing")
+        }[line.verb]
         seat = -1 if line.actor == TABLE else state.players.index(line.actor)
         return handler(state, seat, line)
 
     def prompt(self, state: State) -> Prompt | None:
-        if self.over(state):  # only the last player's full circles are still accepted
+        if state.ended:  # only the last player's full circles are still accepted
             extras = self._complete_extras(state)
             return Prompt(extras[0].actor, "Game over", (), extras, "score") if extras else None
         names = state.players
@@ -389,20 +439,18 @@ class PenguinPanic(Game[State]):
             return Prompt(TABLE, "Draw the line", (draw,), self._complete_extras(state), "line")
         if state.stage == "ability":
             seat = state.order[state.claimed]
-            costs = {space: self._space_cost(state, space)  # the free space first
-                     for space in range(SPACES, 0, -1) if space not in state.spaces}
-            answers = tuple(  # a space the player cannot pay for is not offered
+            answers = tuple(  # the free space first; only the spaces apply's test lets through
                 Choice(ability_label(space),
                        Line(names[seat], "ability", (str(space),)),
-                       f"{cost} fish" if cost else "free")
-                for space, cost in costs.items() if cost <= state.fish[seat]
+                       f"{cost} fish" if (cost := self._space_cost(state, space)) else "free")
+                for space in range(SPACES, 0, -1) if self._space_refusal(state, seat, space) is None
             )
             question = f"{names[seat]}: ability? {state.fish[seat]} fish"
             return Prompt(names[seat], question, answers, (), "bribe")
         if state.stage == "bribe":
             seat = self._briber(state)
             answers = tuple(Choice(f"bear {k}", Line(names[seat], "bribe", (str(k),)))
-                            for k in range(1, CIRCLES + 1) if k not in state.bribed)
+                            for k in range(1, CIRCLES + 1) if self._bear_refusal(state, k) is None)
             return Prompt(names[seat], f"{names[seat]}: bribe a bear", answers, (), "bribe")
         turn = state.turn
         assert turn is not None
@@ -565,11 +613,8 @@ class PenguinPanic(Game[State]):
     # --- line handlers: each returns the new state, or raises ---
 
     def _draw(self, state: State, seat: int, line: Line) -> State:
-        if line.actor != TABLE:
-            raise NotYourTurn("the table draws the line: write 'table line'")
         if not (state.stage == "draw" or state.round_done):
             raise OutOfStep("a line is drawn only when the last one is empty")
-        expect_args(line, 0, "")
         count = len(state.players)
         return replace(state, rounds=state.rounds + 1, stage="ability", bag=state.bag - LINE,
                        line=LINE, spaces=(0,) * count, bribes=((),) * count, turn=None,
@@ -584,17 +629,31 @@ class PenguinPanic(Game[State]):
         expected = state.order[state.claimed] if line.verb == "ability" else self._briber(state)
         if seat != expected:
             raise NotYourTurn(f"it is {state.players[expected]}'s {line.verb} now")
-        form, high, what = CLAIMS[line.verb]
-        expect_args(line, 1, form)
+        high, what = CLAIMS[line.verb]
         return number(line.args[0], 1, high, what)
+
+    def _space_refusal(self, state: State, seat: int, space: int) -> IllegalLine | None:
+        """Why ``seat`` may not claim ability ``space`` now; ``None`` when they may. The one
+        test: apply raises it, and the prompt offers the spaces it lets through."""
+        if space in state.spaces:
+            return SpaceTaken(f"space {space} is already taken")
+        cost = self._space_cost(state, space)
+        if cost > state.fish[seat]:
+            return TooFewFish(f"space {space} costs {cost} fish; "
+                              f"{state.players[seat]} has {state.fish[seat]}")
+        return None
+
+    @staticmethod
+    def _bear_refusal(state: State, circle: int) -> IllegalLine | None:
+        """Why the bear of ``circle`` may not be bribed now; ``None`` when it may."""
+        return BearTaken(f"the bear of circle {circle} is already bribed") if circle in state.bribed else None
 
     def _ability(self, state: State, seat: int, line: Line) -> State:
         space = self._claim(state, seat, line)
-        if space in state.spaces:
-            raise SpaceTaken(f"space {space} is already taken")
+        refusal = self._space_refusal(state, seat, space)
+        if refusal is not None:
+            raise refusal
         cost = self._space_cost(state, space)
-        if cost > state.fish[seat]:
-            raise TooFewFish(f"space {space} costs {cost} fish; {line.actor} has {state.fish[seat]}")
         state = replace(state, spaces=put(state.spaces, seat, space),
                         fish=put(state.fish, seat, state.fish[seat] - cost))
         if state.claimed < len(state.players):
@@ -604,8 +663,9 @@ class PenguinPanic(Game[State]):
 
     def _bribe(self, state: State, seat: int, line: Line) -> State:
         circle = self._claim(state, seat, line)
-        if circle in state.bribed:
-            raise BearTaken(f"the bear of circle {circle} is already bribed")
+        refusal = self._bear_refusal(state, circle)
+        if refusal is not None:
+            raise refusal
         state = replace(state, bribes=put(state.bribes, seat, state.bribes[seat] + (circle,)))
         if len(state.bribed) < self._disks(state):
             return state
@@ -639,7 +699,6 @@ class PenguinPanic(Game[State]):
 
     def _buy(self, state: State, seat: int, line: Line) -> State:
         state, turn = self._before_placing(state, seat)
-        expect_args(line, 0, "")
         if turn.bought:
             raise AlreadyBought("only one extra die a turn")
         if turn.dice:
@@ -666,7 +725,6 @@ class PenguinPanic(Game[State]):
             raise NotRolled(f"{line.actor} must roll before placing")
         if turn.must_roll:
             raise RerollNeeded("all sixes: roll them all again")
-        expect_args(line, 3, "K L G")
         circle = number(line.args[0], 1, CIRCLES, "a circle")
         linked = number(line.args[1], 1, PER_COLOUR, "the linked group")
         coloured = number(line.args[2], 0, CIRCLES, "the coloured igloos")
@@ -687,7 +745,6 @@ class PenguinPanic(Game[State]):
             raise NotPlaced("a full circle is logged by the player who just placed")
         if not turn.placed:
             raise NotPlaced(f"{line.actor} must place before logging a full circle")
-        expect_args(line, 3, "K COLOUR N")
         circle = number(line.args[0], 1, CIRCLES, "a circle")
         if line.args[1] not in state.colours:
             raise NoSuchColour(f"{line.args[1]!r} is not a colour: {', '.join(state.colours)}")
@@ -719,12 +776,10 @@ class PenguinPanic(Game[State]):
 
     def _swap(self, state: State, seat: int, line: Line) -> State:
         state = self._use_ability(state, seat, SWAP)
-        expect_args(line, 0, "")
         return replace(state, swapped=True)
 
     def _extend(self, state: State, seat: int, line: Line) -> State:
         state = self._use_ability(state, seat, EXTEND)
-        expect_args(line, 1, "N")
         count = number(line.args[0], 0, EXTEND_MAX, "the penguins added")
         if count > state.bag:
             raise BagShort(f"the bag holds only {state.bag} penguins")

@@ -57,9 +57,10 @@ def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...
 
 def ending(before: State, after: State) -> list[str]:
     """Game over (or on again, when a last full circle refills the bag)."""
-    if RULES.over(after) and not RULES.over(before):
-        return [f"game over: {RULES.winners(after)[0]} wins!"]
-    if RULES.over(before) and not RULES.over(after):
+    outcome = RULES.outcome(after)
+    if outcome and not RULES.over(before):
+        return [f"game over: {outcome.winners[0]} wins!"]
+    if RULES.over(before) and not outcome:
         return ["bag refilled: the game goes on"]
     return []
 

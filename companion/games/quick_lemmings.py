@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from enum import StrEnum
+from typing import Any, ClassVar, TypedDict
 
 from companion.games.base import (
     BadArguments,
@@ -24,14 +25,14 @@ from companion.games.base import (
     Field,
     Form,
     Game,
-    GameOver,
     IllegalLine,
     Line,
     NotYourTurn,
     OptionSpec,
+    Outcome,
     Prompt,
-    UnknownVerb,
-    expect_args,
+    Summary,
+    Verb,
     number,
 )
 
@@ -44,6 +45,52 @@ TILES_PER_TERRAIN = 3
 MEADOW_TILES = 6
 MOST_PLAYERS = 5
 EMPTY_SEEN: tuple[tuple[int, ...], ...] = tuple(() for _ in TERRAINS)
+
+
+class Termination(StrEnum):
+    """How a game of Quick Lemmings ends."""
+
+    ALL_ACROSS = "all lemmings across"
+
+
+class Played(TypedDict):
+    """The most recent turn's play, as the screens name it."""
+
+    player: str
+    terrain: str
+    value: int
+
+
+class Gain(TypedDict):
+    """What a play of one card value on a pile would do now."""
+
+    value: int
+    points: int
+    new_pile: bool
+    tile: str | None
+
+
+class Details(TypedDict):
+    """The summary keys of records.md, then extra ones for the screens."""
+
+    piles: dict[str, list[int]]
+    tiles: dict[str, int]
+    tile: str | None
+    hands: dict[str, int]
+    draw: int
+    discards: int
+    points: int
+    finished: dict[str, int]
+    #: The lemmings each player has.
+    lemmings: int
+    #: The most recent turn's play; ``None`` after a refill.
+    played: Played | None
+    #: Per terrain, per card value that may still be in a hand, what a play of it gives now.
+    gains: dict[str, list[Gain]]
+
+
+class LemmingsSummary(Summary, Details):
+    """A Quick Lemmings summary, as the screens read it."""
 
 
 class EmptyHand(IllegalLine):
@@ -157,6 +204,11 @@ class QuickLemmings(Game[State]):
     title: ClassVar[str] = "Quick Lemmings"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = MOST_PLAYERS
+    verbs: ClassVar[Mapping[str, Verb]] = {
+        "refill": Verb(("K",)),
+        "play": Verb(("TERRAIN V",)),
+        "finish": Verb(),
+    }
     options: ClassVar[Mapping[str, OptionSpec]] = {
         "lemmings": OptionSpec("2", parse_lemmings, "lemmings per player", ("1", "2", "3")),
         # Not asked on the box (no choices): a deck other than the house default is set by
@@ -206,11 +258,10 @@ class QuickLemmings(Game[State]):
                      piles=tuple((STARTER,) for _ in TERRAINS), hands=hands, draw=draw,
                      finished=(0,) * len(players))
 
-    def over(self, state: State) -> bool:
-        return state.over
-
-    def winners(self, state: State) -> tuple[str, ...]:
-        return () if state.winner is None else (state.players[state.winner],)
+    def outcome(self, state: State) -> Outcome | None:
+        if state.winner is None:
+            return None
+        return Outcome(Termination.ALL_ACROSS, (state.players[state.winner],))
 
     def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
         # Beside the rules, in a module of its own, loaded the first time a result is shown.
@@ -218,7 +269,7 @@ class QuickLemmings(Game[State]):
 
         return events(before, after, lines)
 
-    def details(self, state: State) -> dict[str, Any]:
+    def details(self, state: State) -> Details:
         names = state.players
         tiles = dict(zip((*TERRAINS, MEADOW), state.tiles))
         return {
@@ -237,23 +288,17 @@ class QuickLemmings(Game[State]):
             "gains": {kind: self._gains(state, t) for t, kind in enumerate(TERRAINS)},
         }
 
-    def apply(self, state: State, line: Line) -> State:
-        if state.over:
-            raise GameOver("the game is over")
-        if line.actor not in state.players:
-            raise NotYourTurn(f"{line.actor!r} has no lemmings in this game")
+    def seats(self, state: State) -> tuple[str, ...]:
+        return state.players
+
+    def play(self, state: State, line: Line) -> State:
         seat = state.players.index(line.actor)
         if line.verb == "finish":
-            expect_args(line, 0, "")
             return self._finish(state, seat)
-        if line.verb not in ("refill", "play"):
-            raise UnknownVerb(f"{line.verb!r} is not a Quick Lemmings action")
         if seat != state.turn:
             raise NotYourTurn(f"it is {state.players[state.turn]}'s turn")
         if line.verb == "refill":
-            expect_args(line, 1, "K")
             return self._pass_turn(self._refill(state, seat, number(line.args[0], 0, FULL_HAND, "K")))
-        expect_args(line, 2, "TERRAIN V")
         terrain, value = line.args[0], number(line.args[1], 0, 9, "a card value")
         if terrain not in TERRAINS:
             raise BadArguments(f"{terrain!r} is not a terrain: {', '.join(TERRAINS)}")
@@ -294,17 +339,17 @@ class QuickLemmings(Game[State]):
         return state.deck.count(value) > in_sight
 
     @staticmethod
-    def _played(state: State) -> dict[str, Any] | None:
+    def _played(state: State) -> Played | None:
         """The most recent turn's play as the screens name it; None after a refill."""
         if state.played is None:
             return None
         seat, terrain, value = state.played
         return {"player": state.players[seat], "terrain": TERRAINS[terrain], "value": value}
 
-    def _gains(self, state: State, terrain: int) -> list[dict[str, Any]]:
+    def _gains(self, state: State, terrain: int) -> list[Gain]:
         """Per card value that may still be in a hand: the points a play of it on this
         pile gives now, whether it starts a new pile, and the tile that would be laid."""
-        out = []
+        out: list[Gain] = []
         for value in sorted(set(state.deck)):
             if self._possible(state, terrain, value):
                 after = self._lay(state, terrain, value)

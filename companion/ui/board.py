@@ -26,7 +26,8 @@ Square = tuple[int, int]
 class BoardView:
     """What a painter needs: the summary, where to draw, and the cursor's marks."""
 
-    summary: dict[str, Any]
+    #: The game's summary: the painter reads it as its game's own summary ``TypedDict``.
+    summary: Any
     box: tuple[int, int, int, int]
     cursor: Square
     marked: frozenset[Square]

@@ -18,7 +18,9 @@ from companion.ui.draw import HEADER, HEIGHT, WIDTH, header, text
 from companion.ui.widgets import Host, Screen
 
 Box = tuple[int, int, int, int]
-Panel = Callable[[ImageDraw.ImageDraw, dict[str, Any], Box], None]
+#: Draws a game's figures from its summary: a game's own panel reads its own summary
+#: ``TypedDict`` (the generic panel any dict), so the registry passes it on untyped.
+Panel = Callable[[ImageDraw.ImageDraw, Any, Box], None]
 #: A page of figures: its name and what draws it below the header.
 View = tuple[str, Panel]
 

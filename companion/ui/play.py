@@ -305,7 +305,9 @@ class PlayScreen(Screen):
     def show_summary(self) -> None:
         summary = self.session.summary()
         winners = ", ".join(summary["winners"]) or "nobody"
-        body = f"Winners: {winners}.\n" if summary["over"] else f"Next: {summary['next']}.\n"
+        outcome = self.session.game.outcome(self.session.state)
+        body = (f"Winners: {winners}.\nEnded: {outcome.termination}.\n" if outcome
+                else f"Next: {summary['next']}.\n")
         body += "\n".join(self.screens.summary_lines(summary))
         self.host.push(Page("Summary", body))
 
@@ -400,10 +402,9 @@ class PlayScreen(Screen):
         summary = self.session.summary()
         ask = self.session.prompt()
         if ask is None or not ask.answers:
-            winners = summary["winners"]
             header(draw, "Game over", corner(summary))
-            question = (" & ".join(winners) + (" wins!" if len(winners) == 1 else " win!")
-                        if winners else self.session.game.no_winner)
+            outcome = self.session.game.outcome(self.session.state)
+            question = outcome.headline() if outcome else "Game over"
         else:
             header(draw, ask.actor if ask.actor != "table" else "Table", corner(summary))
             move = self.companion_move(ask)

@@ -28,7 +28,8 @@ class Shown:
     """One rolled line: its faces as the table says them, and where the game stood after it."""
 
     words: str
-    summary: dict[str, Any]
+    #: The game's summary, which its own roll picture reads as its summary ``TypedDict``.
+    summary: Any
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from companion.games.base import (
     IllegalLine,
     Line,
     NotYourTurn,
+    Outcome,
     Roll,
     UnknownVerb,
 )
@@ -44,6 +45,7 @@ from companion.games.gleebs_and_grues import (
     NotYourPiece,
     SquareTaken,
     State,
+    Termination,
     WrongStep,
     is_pinned,
     parse_first,
@@ -380,8 +382,7 @@ def test_the_end_is_checked_after_a_turn_whose_grue_step_was_skipped() -> None:
     """[D] Here Bob has nothing left and no grue can move: the game ends on Ann's move."""
     position = at("a1=B1 a2=G1 c4=Y2,G2,K2 d1=B3,G3,K3 d2=B2,R2,K1")
     after = play(position, "Ann move a1 a2")
-    assert GAME.over(after)
-    assert GAME.winners(after) == ("Ann",)
+    assert GAME.outcome(after) == Outcome(Termination.SCORED, ("Ann",))
     assert GAME.details(after)["phase"] == "over"
     refuse_at(after, "Bob move a2 a3", GameOver)
 
@@ -392,9 +393,8 @@ def test_when_nobody_can_move_a_gleeb_the_higher_score_wins() -> None:
     moved = play(position, "Bob move b3 d3")
     assert not GAME.over(moved)  # the end is checked after the grue step
     after = play(moved, "Bob grue b1 b4")
-    assert GAME.over(after)
     assert GAME.details(after)["scores"] == {"Ann": 4, "Bob": 7}
-    assert GAME.winners(after) == ("Bob",)
+    assert GAME.outcome(after) == Outcome(Termination.SCORED, ("Bob",))
     assert GAME.prompt(after) is None and GAME.next_actor(after) is None
 
 
@@ -409,7 +409,7 @@ def test_a_tie_means_the_grues_win() -> None:
     after = play(position, "Bob move d3 d4", "Bob grue b2 b1")
     assert GAME.over(after)
     assert GAME.details(after)["scores"] == {"Ann": 2, "Bob": 2}
-    assert GAME.winners(after) == ()
+    assert GAME.outcome(after) == Outcome(Termination.GRUES_WIN)
 
 
 def test_every_gleeb_eaten_or_pinned_means_the_grues_win() -> None:
@@ -417,14 +417,13 @@ def test_every_gleeb_eaten_or_pinned_means_the_grues_win() -> None:
     after = play(position, "Ann move a1 a3", "Ann grue c3 a3")  # the last stack is pinned
     assert GAME.over(after)
     assert GAME.details(after)["scores"] == {"Ann": 0, "Bob": 0}
-    assert GAME.winners(after) == ()
+    assert GAME.outcome(after) == Outcome(Termination.GRUES_WIN)
 
 
 def test_a_player_with_no_stack_left_loses_while_the_other_can_move() -> None:
     position = at("a1=B1 c1=R1 a2=Y2 c2=B3 d4=K1 c4=K2 b4=K3")
     after = play(position, "Ann move a1 c1", "Ann grue d4 d3")
-    assert GAME.over(after)
-    assert GAME.winners(after) == ("Ann",)
+    assert GAME.outcome(after) == Outcome(Termination.NO_STACK, ("Ann",))
     assert GAME.details(after)["scores"] == {"Ann": 7, "Bob": 0}
 
 

@@ -10,12 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.games import GAMES
-from companion.games.base import Choice, GameOver, Grid, IllegalLine, Line, NotYourTurn, Roll
+from companion.games.base import Choice, GameOver, Grid, IllegalLine, Line, NotYourTurn, Outcome, Roll
 from companion.games.leaf_climbers import (
     LeafClimbers,
     LeafRefused,
     SquareFull,
     State,
+    Termination,
     Unreachable,
     capacity,
     index,
@@ -177,7 +178,7 @@ def test_fewer_leaves_fall_when_the_board_is_nearly_full() -> None:
     with pytest.raises(IllegalLine, match="no more leaves"):
         play(state, "table leaf 5 1")
     state = play(state, "Ann roll 1", "Ann stay", "Bob roll 1", "Bob stay")
-    assert GAME.over(state) and GAME.winners(state) == TWO
+    assert GAME.outcome(state) == Outcome(Termination.ALL_BLUE, TWO)
     assert GAME.details(state)["elevation"] == [[6] * 6 for _ in range(6)]
 
 
@@ -198,7 +199,7 @@ def test_leaves_land_after_the_last_living_move_and_block_nothing() -> None:
     details = GAME.details(state)
     assert details["elevation"][0][1] == 2
     assert details["out"] == ["Ann"] and details["leaves"] == []
-    assert GAME.over(state) and GAME.winners(state) == ("Bob",)
+    assert GAME.outcome(state) == Outcome(Termination.LAST_STANDING, ("Bob",))
 
 
 # --- crushes and the end ---
@@ -215,15 +216,14 @@ def test_same_round_crushes_are_in_seat_order_and_the_dead_are_skipped() -> None
     state = play(state, "Bob stay")
     assert GAME.over(state)
     assert GAME.details(state)["out"] == ["Cat", "Dan", "Ann"]
-    assert GAME.winners(state) == ("Bob",)
+    assert GAME.outcome(state) == Outcome(Termination.LAST_STANDING, ("Bob",))
     assert GAME.details(state)["positions"] == {"Bob": [6, 6]}
 
 
 def test_nobody_wins_when_the_last_players_are_crushed_together() -> None:
     state = play(GAME.start(TWO, {}), "table drop 2", "table leaf 6 6", "table leaf 1 1",
                  "Ann roll 1", "Ann stay", "Bob roll 1", "Bob stay")
-    assert GAME.over(state)
-    assert GAME.winners(state) == ()
+    assert GAME.outcome(state) == Outcome(Termination.ALL_CRUSHED)
     assert GAME.details(state)["out"] == ["Ann", "Bob"]
     assert GAME.prompt(state) is None and GAME.next_actor(state) is None
     with pytest.raises(GameOver):
@@ -235,8 +235,7 @@ def test_survivors_on_a_full_board_all_win_and_the_crushed_do_not() -> None:
     state = replace(at(THREE, (1, 1), (3, 3), (6, 6)), elevation=heights)
     state = play(state, "table drop 7", "table leaf 3 3",
                  "Ann roll 1", "Ann stay", "Bob roll 1", "Bob stay", "Cat roll 1", "Cat stay")
-    assert GAME.over(state)
-    assert GAME.winners(state) == ("Ann", "Cat")
+    assert GAME.outcome(state) == Outcome(Termination.ALL_BLUE, ("Ann", "Cat"))
     assert GAME.details(state)["out"] == ["Bob"]
 
 
@@ -320,11 +319,12 @@ def test_the_own_square_note_gives_the_height_hidden_by_two_letters() -> None:
 def test_prompt_driven_games_end_and_keep_their_invariants(seed: int, count: int) -> None:
     players = FOUR[:count]
     state, lines = playout(GAME, players, random.Random(seed), steps=2000)
-    assert GAME.over(state), "every game ends: each round adds at least one chip"
+    outcome = GAME.outcome(state)
+    assert outcome is not None, "every game ends: each round adds at least one chip"
     living = state.living()
     assert sorted(living + state.out) == list(range(count))
     assert len(living) <= 1 or all(h == 6 for h in state.elevation)
-    assert GAME.winners(state) == tuple(players[s] for s in living)
+    assert outcome.winners == tuple(players[s] for s in living)
     assert replay_text(format_record(Header(GAME, players), lines)).state == state
 
 

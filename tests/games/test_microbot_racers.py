@@ -18,6 +18,7 @@ from companion.games.base import (
     IllegalLine,
     Line,
     NotYourTurn,
+    Outcome,
     Roll,
 )
 from companion.games.microbot_racers import (
@@ -31,6 +32,7 @@ from companion.games.microbot_racers import (
     PrivilegeSpent,
     PuddleLogged,
     SpaceTaken,
+    Termination,
     TooFast,
     WrongRoller,
 )
@@ -635,6 +637,7 @@ def test_health_zero_destroys_and_the_other_wins_at_once() -> None:
     s = summ(lines)
     assert s["health"]["Ann"] == 0 and s["over"] is True and s["winners"] == ["Bob"] and s["next"] is None
     assert GAME.prompt(state(lines)) is None
+    assert GAME.outcome(state(lines)) == Outcome(Termination.WRECKED, ("Bob",))
 
 
 def test_both_destroyed_together_is_a_draw() -> None:
@@ -645,12 +648,16 @@ def test_both_destroyed_together_is_a_draw() -> None:
                       "Ann do move-1", "Ann impact robot"])
     assert s["health"] == {"Ann": 0, "Bob": 0}
     assert s["over"] is True and s["winners"] == [] and s["next"] is None
+    assert GAME.outcome(state(turn1 + [ANN_P1, *picks("Ann", ["move-1", "pass", "pass"], "Bob", PASS3),
+                                       "Ann do move-1", "Ann impact robot"])) == Outcome(
+        Termination.BOTH_WRECKED)
 
 
 def test_last_lap_wins_at_once() -> None:
     lines = [ANN_P1, *picks("Ann", ["move-1", "turn-left", "pass"], "Bob", ["move-2", "pass", "pass"]),
              "Bob do move-2", "Bob lap"]
     s = summ(lines, laps=1)
+    assert GAME.outcome(state(lines, laps=1)) == Outcome(Termination.LAPS, ("Bob",))
     assert s["over"] is True and s["winners"] == ["Bob"] and s["laps"]["Bob"] == 1 and s["next"] is None
     s = summ(lines, laps=2)
     assert s["over"] is False and s["next"] == "Ann"

@@ -12,7 +12,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.games.base import BadArguments, Choice, Form, GameOver, Line, NotYourTurn, Roll, UnknownVerb
+from companion.games.base import (
+    BadArguments,
+    Choice,
+    Form,
+    GameOver,
+    Line,
+    NotYourTurn,
+    Outcome,
+    Roll,
+    UnknownVerb,
+)
 from companion.games.penguin_panic import (
     SET_POINTS,
     AbilityUsed,
@@ -33,6 +43,7 @@ from companion.games.penguin_panic import (
     RerollNeeded,
     SpaceTaken,
     State,
+    Termination,
     TooFewFish,
     TooLateToBuy,
     TooManyRemoved,
@@ -586,18 +597,18 @@ def ended(escaped: tuple[tuple[int, ...], ...], order: tuple[int, ...] = (1, 0))
 
 
 def test_highest_score_wins() -> None:  # [S]
-    assert GAME.winners(ended(((1, 1, 0, 0, 0), (2, 0, 0, 0, 0)))) == ("Ann",)
+    assert GAME.outcome(ended(((1, 1, 0, 0, 0), (2, 0, 0, 0, 0)))) == Outcome(Termination.BAG_SHORT, ("Ann",))
 
 
 def test_tie_goes_to_most_escapees() -> None:  # [S]
     # Ann: a pair (3); Bob: three singles (3) and more penguins
-    assert GAME.winners(ended(((1, 1, 0, 0, 0), (3, 0, 0, 0, 0)))) == ("Bob",)
+    assert GAME.outcome(ended(((1, 1, 0, 0, 0), (3, 0, 0, 0, 0)))) == Outcome(Termination.BAG_SHORT, ("Bob",))
 
 
 def test_then_to_the_earlier_turn_order() -> None:  # [S]
     same = ((1, 1, 0, 0, 0), (0, 0, 1, 1, 0))
-    assert GAME.winners(ended(same, order=(1, 0))) == ("Bob",)
-    assert GAME.winners(ended(same, order=(0, 1))) == ("Ann",)
+    assert GAME.outcome(ended(same, order=(1, 0))) == Outcome(Termination.BAG_SHORT, ("Bob",))
+    assert GAME.outcome(ended(same, order=(0, 1))) == Outcome(Termination.BAG_SHORT, ("Ann",))
 
 
 # --- the record interface ---

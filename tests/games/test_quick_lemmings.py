@@ -18,6 +18,7 @@ from companion.games.base import (
     IllegalLine,
     Line,
     NotYourTurn,
+    Outcome,
     UnknownVerb,
 )
 from companion.games.quick_lemmings import (
@@ -29,6 +30,7 @@ from companion.games.quick_lemmings import (
     NotInDeck,
     QuickLemmings,
     State,
+    Termination,
     TooManyDiscards,
     deal_sizes,
 )
@@ -347,6 +349,8 @@ def test_a_card_that_cannot_be_in_a_hand_gains_nothing() -> None:
 def test_last_lemming_across_wins_at_once_even_in_another_players_turn() -> None:  # [S][D]
     s = replay("Ann refill 0", "Ann finish", "Ann finish")  # Bob's turn
     assert s["over"] and s["winners"] == ["Ann"] and s["next"] is None
+    assert GAME.outcome(state_after("Ann refill 0", "Ann finish", "Ann finish")) == Outcome(
+        Termination.ALL_ACROSS, ("Ann",))
     assert s["finished"] == {"Ann": 2, "Bob": 0}
 
 

@@ -11,19 +11,16 @@ a dotted ring, and a square already picked has a ring with bold corners.
 
 from __future__ import annotations
 
-from typing import Any
-
 from PIL import ImageDraw
 
 from companion.games.base import Grid
+from companion.games.gleebs_and_grues import COLOURS, GLEEBS, GRUE, GleebsSummary
 from companion.ui.board import BoardView, cell_box
 from companion.ui.draw import BLACK, WHITE, text
 from companion.ui.figures import Box
 from companion.ui.games import Screens
 
-FIRST_SEAT = ("B", "Y")
-COLOURS = ("B/Y", "G/R")  # by seat
-TO_PLACE = 12
+SEAT_COLOURS = tuple("/".join(pair) for pair in COLOURS)  # "B/Y", "G/R"
 TILE_INSET = 2  # gutter between a square's edge and its tile: room for the rings
 GRUE_SIDES = {1: 5, 2: 8, 3: 11}  # a free grue's pyramid, by size
 PINNED_SIDES = {1: 5, 2: 7, 3: 9}  # a caged grue's, smaller to fit its cage
@@ -49,10 +46,10 @@ def tile(draw: ImageDraw.ImageDraw, box: Box, stack: list[str]) -> None:
         draw.rectangle((x0 + 7, y0 + 7, x0 + 8, y0 + 8), fill=WHITE)
         return
     top = stack[-1]
-    if top[0] == "K":
+    if top[0] == GRUE:
         grue(draw, inner, stack)
         return
-    ink = BLACK if top[0] in FIRST_SEAT else WHITE
+    ink = BLACK if top[0] in COLOURS[0] else WHITE
     draw.rectangle(inner, fill=WHITE if ink == BLACK else BLACK)
     left, top_y, _, bottom = inner
     text(draw, (left + 2, top_y + 9), top[0], 10, ink)  # clear of a picked square's corners
@@ -101,28 +98,28 @@ def ring(draw: ImageDraw.ImageDraw, box: Box, square: tuple[int, int], view: Boa
             draw.point((x1, y), fill=WHITE)
 
 
-def panel(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def panel(draw: ImageDraw.ImageDraw, summary: GleebsSummary, box: Box) -> None:
     """Each player's colours and score; then the gleebs still to place, or what the grues
     have eaten and pinned."""
     x0, y0, x1, _ = box
     half = (x1 - x0 + 1) // 2
     for seat, name in enumerate(summary["players"]):
         x = x0 + 1 + seat * half
-        text(draw, (x, y0 + 9), f"{name} {COLOURS[seat]}", 10, width=half - 18)
+        text(draw, (x, y0 + 9), f"{name} {SEAT_COLOURS[seat]}", 10, width=half - 18)
         text(draw, (x + half - 6, y0 + 10), str(summary["scores"][name]), 12, anchor="rs")
     if summary["phase"] == "placement":
-        placed = sum(1 for stack in summary["board"].values() for piece in stack if piece[0] != "K")
-        status = f"{TO_PLACE - placed} gleebs to place"
+        placed = sum(1 for stack in summary["board"].values() for piece in stack if piece[0] != GRUE)
+        status = f"{len(GLEEBS) - placed} gleebs to place"
     else:
         status = f"eaten {len(summary['eaten'])}  pinned {len(summary['pinned'])}"
     text(draw, (x0 + 1, y0 + 19), status, 10)
 
 
-def summary_lines(summary: dict[str, Any]) -> list[str]:
+def summary_lines(summary: GleebsSummary) -> list[str]:
     """The summary page: the score, each player's colours, the gleebs eaten and caged."""
     lines = [" - ".join(f"{name} {summary['scores'][name]}" for name in summary["players"])]
     for seat, name in enumerate(summary["players"]):
-        lines.append(f"{name} plays {COLOURS[seat]}")
+        lines.append(f"{name} plays {SEAT_COLOURS[seat]}")
     lines.append("Eaten: " + (" ".join(summary["eaten"]) or "none"))
     if summary["pinned"]:
         lines.append("Grues caged on " + " ".join(summary["pinned"]))

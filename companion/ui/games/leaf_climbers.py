@@ -1,7 +1,8 @@
 """Lilliputian Leaf-Climbers on screen: the board picture, the key figures, the falling leaves.
 
 Everything is drawn from the summary (records.md keys plus the engine's ``leaves``,
-``drop`` and ``roll``), so this module never imports the rules engine.
+``drop`` and ``roll``), read as the engine's ``LeafSummary``; of the engine this module
+takes only that type and the board's constants, never its state.
 
 A square is 14 x 10 pixels: a one-pixel gap on its left and top, then 13 x 9 of content
 with the elevation digit on the left and the meeple on the right, both in a 5x7 pixel font
@@ -12,19 +13,17 @@ a meeple is its player's letter in a box; under the cursor the square and its ga
 from __future__ import annotations
 
 from functools import cache
-from typing import Any
 
 from PIL import Image, ImageDraw
 
 from companion.games.base import Grid
+from companion.games.leaf_climbers import SIZE, TOP, LeafSummary
 from companion.ui.board import BoardView, cell_box
 from companion.ui.draw import BLACK, WHITE, length, text
 from companion.ui.figures import Box
 from companion.ui.games import Screens
 from companion.ui.reveal import RollView
 
-SIZE = 6
-TOP = 6  # a blue square: no more leaves
 CELL_WIDTH = 14  # pixels per column: a digit and a meeple side by side
 CELL_HEIGHT = 10
 SIDE = SIZE * CELL_WIDTH + 3  # where the text beside the board starts
@@ -106,7 +105,7 @@ def labels(players: list[str]) -> dict[str, str]:
     return {name: str(seat) for seat, name in enumerate(players, start=1)}
 
 
-def meeples(summary: dict[str, Any]) -> dict[Square, list[str]]:
+def meeples(summary: LeafSummary) -> dict[Square, list[str]]:
     """The living players on each occupied square, in seat order."""
     found: dict[Square, list[str]] = {}
     for name in summary["players"]:
@@ -116,7 +115,7 @@ def meeples(summary: dict[str, Any]) -> dict[Square, list[str]]:
     return found
 
 
-def height(summary: dict[str, Any], square: Square) -> int:
+def height(summary: LeafSummary, square: Square) -> int:
     """A square's elevation from the summary (``elevation[r-1][c-1]``)."""
     return int(summary["elevation"][square[1] - 1][square[0] - 1])
 
@@ -154,7 +153,7 @@ def paint_square(draw: ImageDraw.ImageDraw, box: Box, elevation: int, leaves: in
         draw.rectangle((x + 9, y + 4, x + 11, y + 6), fill=ink)
 
 
-def landing(summary: dict[str, Any]) -> list[Square]:
+def landing(summary: LeafSummary) -> list[Square]:
     """This round's leaves, in the order they fell (a square twice for two leaves)."""
     return [(c, r) for c, r in summary.get("leaves", [])]
 
@@ -173,7 +172,7 @@ def paint(draw: ImageDraw.ImageDraw, view: BoardView, grid: Grid) -> None:
                          square in view.marked, square == view.cursor)
 
 
-def panel(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def panel(draw: ImageDraw.ImageDraw, summary: LeafSummary, box: Box) -> None:
     """Each player's board letter and name, struck through once crushed; under them the
     leaves of this round and how many squares are blue (all 36: the end)."""
     x0, y0, x1, _ = box
@@ -220,7 +219,7 @@ def roll_picture(draw: ImageDraw.ImageDraw, view: RollView) -> None:
         text(draw, (SIDE, 36 + 11 * row), line, 10)
 
 
-def summary_lines(summary: dict[str, Any]) -> list[str]:
+def summary_lines(summary: LeafSummary) -> list[str]:
     """The summary page, a short fact a line: where each climber stands and how high, who
     is out, the round and the leaves still falling."""
     lines = []

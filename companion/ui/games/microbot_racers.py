@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from PIL import ImageDraw
 
+from companion.games.microbot_racers import FULL_HEALTH, RaceSummary
 from companion.ui.draw import BLACK, WHITE, WIDTH, pips, text
 from companion.ui.figures import Box
 from companion.ui.games import Screens
 
 
-def panel(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def panel(draw: ImageDraw.ImageDraw, summary: RaceSummary, box: Box) -> None:
     """Per robot: name, health as six pips, laps done of laps to win, P1 and privilege."""
     x0, y0, _, _ = box
     laps_to_win = summary.get("laps_to_win", 0)
     for row, name in enumerate(summary["players"]):
         y = y0 + row * 10
         text(draw, (x0 + 1, y + 8), name, 10, width=32)
-        pips(draw, x0 + 33, y + 2, summary["health"][name], 6, size=6, gap=2)
+        pips(draw, x0 + 33, y + 2, summary["health"][name], FULL_HEALTH, size=6, gap=2)
         laps = f"L{summary['laps'][name]}" + (f"/{laps_to_win}" if laps_to_win else "")
         text(draw, (x0 + 83, y + 8), laps, 10, width=27)
         if summary["p1"] == name:
@@ -28,7 +27,7 @@ def panel(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
             text(draw, (WIDTH - 8, y + 8), "*", 10, anchor="ms")
 
 
-def summary_lines(summary: dict[str, Any]) -> list[str]:
+def summary_lines(summary: RaceSummary) -> list[str]:
     """The summary page, a short fact a line: the race, each robot's health and laps,
     who is P1 and who still holds the privilege, the cards still to do."""
     laps = summary["laps_to_win"]

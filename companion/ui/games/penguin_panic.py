@@ -7,26 +7,22 @@ game menu) show everything at once: escapees and scores; fish; abilities and bea
 all 50 penguins are.
 
 Everything is drawn from the summary (records.md keys plus the engine's ``stage``,
-``costs``, ``dice``, ``circles``, ``colours``, ``escapees`` and ``powers``), so this module
-never imports the rules engine.
+``costs``, ``dice``, ``circles``, ``colours``, ``escapees`` and ``powers``), read as the
+engine's ``PenguinSummary``; of the engine this module takes only that type and its
+constants, never its state.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 from PIL import ImageDraw
 
+from companion.games.penguin_panic import CIRCLES, LINE, MAX_FISH, SPACES, TOTAL, PenguinSummary
 from companion.ui.draw import BLACK, WHITE, bar, font, text
 from companion.ui.figures import Box, View
 from companion.ui.games import Screens
 
-SPACES = 7
-CIRCLES = 5
-MAX_FISH = 10
-PENGUINS = 50
-LINE = 12  # penguins a round's line takes from the bag
 ROW = 10  # pixels per player row on the pages: five players below the header
 
 
@@ -66,7 +62,7 @@ def columns(box: Box, count: int) -> list[Box]:
 # --- the panel: one picture for the step at hand ---
 
 
-def panel(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def panel(draw: ImageDraw.ImageDraw, summary: PenguinSummary, box: Box) -> None:
     """The picture of the step at hand (20 pixels high under the header)."""
     stage = summary.get("stage")
     if stage == "ability":
@@ -83,14 +79,14 @@ def panel(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
         counts(draw, summary, box)
 
 
-def ability_track(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def ability_track(draw: ImageDraw.ImageDraw, summary: PenguinSummary, box: Box) -> None:
     """Spaces 1-7 over what each costs the player choosing (a dash: more fish than they
     have); a claimed space shows its player instead."""
     x0, y0, x1, y1 = box
     names = summary["players"]
     owner = {space: name for name, space in summary["abilities"].items()}
     costs = summary["costs"]
-    fish = summary["fish"].get(summary["next"], 0)
+    fish = summary["fish"].get(summary["next"] or "", 0)
     draw.line((x0, y0 + 9, x1, y0 + 9), fill=WHITE)
     for space, (cx0, _, cx1, _) in enumerate(columns(box, SPACES), start=1):
         tag(draw, (cx0, y0, cx1, y0 + 8), str(space), 10, filled=False)
@@ -99,10 +95,10 @@ def ability_track(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) 
             tag(draw, below, short(owner[space], names, 2), 10)
         elif costs:  # a space dearer than the fish in hand: a dash, not a price to read
             cost = costs[space - 1]
-            tag(draw, below, str(cost) if cost <= fish else "-", 10, filled=False)
+            tag(draw, below, str(cost) if cost is not None and cost <= fish else "-", 10, filled=False)
 
 
-def bears(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def bears(draw: ImageDraw.ImageDraw, summary: PenguinSummary, box: Box) -> None:
     """The five bears by circle: a bribed one shows its briber."""
     x0, y0, x1, y1 = box
     names = summary["players"]
@@ -129,7 +125,7 @@ def fish_bar(draw: ImageDraw.ImageDraw, box: Box, fish: int) -> None:
         draw.rectangle((left, top, left + cell - 2, y1), fill=WHITE)
 
 
-def fish_strip(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def fish_strip(draw: ImageDraw.ImageDraw, summary: PenguinSummary, box: Box) -> None:
     """Everyone's fish, in turn order, the player on turn inverted; then the line.
 
     Up to three players, name and number over a bar; four or five, the bar stands beside
@@ -156,7 +152,7 @@ def fish_strip(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> 
     text(draw, (left, y1), str(summary["line"]), 10)
 
 
-def circles(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def circles(draw: ImageDraw.ImageDraw, summary: PenguinSummary, box: Box) -> None:
     """The five circles, those the dice allow filled; then the faces rolled, usable ones
     filled (a 6 is, with ability 1)."""
     x0, y0, x1, y1 = box
@@ -178,7 +174,7 @@ def circles(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> Non
         tag(draw, (cx0, top, cx1, bottom), str(face), 10 if two_rows else 12, filled=usable)
 
 
-def score_strip(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def score_strip(draw: ImageDraw.ImageDraw, summary: PenguinSummary, box: Box) -> None:
     """The end: every player's score, best first, the winner's inverted."""
     _, y0, _, y1 = box
     names = summary["players"]
@@ -190,7 +186,7 @@ def score_strip(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) ->
         tag(draw, (cx0 + 1, y0 + 10, cx1 - 1, y1 - 1), str(summary["scores"][name]), 10, filled=won)
 
 
-def counts(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def counts(draw: ImageDraw.ImageDraw, summary: PenguinSummary, box: Box) -> None:
     """Before a round: what the bag holds, and what a line takes from it."""
     x0, y0, x1, _ = box
     text(draw, (x0 + 2, y0 + 13), f"Bag {summary['bag']}", 12)
@@ -200,7 +196,7 @@ def counts(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None
 # --- the pages ---
 
 
-def ranked(summary: dict[str, Any]) -> list[str]:
+def ranked(summary: PenguinSummary) -> list[str]:
     """Players best first: score, then escapees, then the earlier place in turn order."""
     order = summary["order"]
     return sorted(order, key=lambda name: (-summary["scores"][name], -summary["escapees"][name],
@@ -212,13 +208,13 @@ def colour_marks(colours: Sequence[str]) -> list[str]:
     return [short(colour, colours, 1) for colour in colours]
 
 
-def rows(summary: dict[str, Any]) -> tuple[int, int]:
+def rows(summary: PenguinSummary) -> tuple[int, int]:
     """Row height and type size for a row per player: 12 px type up to three players."""
     return (16, 12) if len(summary["players"]) <= 3 else (ROW, 10)
 
 
-def player_rows(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box, order: Sequence[str],
-                marked: Sequence[str]) -> Iterator[tuple[str, int, int]]:
+def player_rows(draw: ImageDraw.ImageDraw, summary: PenguinSummary, box: Box, order: Sequence[str],
+                marked: Sequence[str | None]) -> Iterator[tuple[str, int, int]]:
     """Name each player's row, in ``order``, inverted for those ``marked``; yield each name
     with its row's top and baseline, for the figures drawn right of the name."""
     x0, y0, _, _ = box
@@ -230,7 +226,7 @@ def player_rows(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box, or
         yield name, top, top + height - 3
 
 
-def fish_page(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def fish_page(draw: ImageDraw.ImageDraw, summary: PenguinSummary, box: Box) -> None:
     """A row per player in turn order: the fish track as a bar, and the number."""
     x0, _, x1, _ = box
     _, size = rows(summary)
@@ -239,7 +235,7 @@ def fish_page(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> N
         text(draw, (x1, base), str(summary["fish"][name]), size, anchor="rs")
 
 
-def order_page(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def order_page(draw: ImageDraw.ImageDraw, summary: PenguinSummary, box: Box) -> None:
     """A row per player in turn order: the ability claimed this round, the bears bribed."""
     x0, _, x1, _ = box
     _, size = rows(summary)
@@ -250,7 +246,7 @@ def order_page(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> 
         text(draw, (x0 + 30, base), summary["powers"].get(name, "-"), 10, width=room)
 
 
-def scores(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def scores(draw: ImageDraw.ImageDraw, summary: PenguinSummary, box: Box) -> None:
     """A row per player, best first: escapees by colour, then the score of their sets;
     the winner inverted at the end."""
     x0, _, x1, _ = box
@@ -264,7 +260,7 @@ def scores(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None
         text(draw, (x1, base), f"={summary['scores'][name]}", size, anchor="rs")
 
 
-def penguins(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def penguins(draw: ImageDraw.ImageDraw, summary: PenguinSummary, box: Box) -> None:
     """Where all 50 penguins are, each place as a number and a bar of the 50."""
     x0, y0, x1, _ = box
     escaped = sum(summary["escapees"].values())
@@ -275,14 +271,14 @@ def penguins(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> No
         base = top + 8
         text(draw, (x0 + 1, base), where, 10)
         text(draw, (x0 + 58, base), str(count), 10, anchor="rs")
-        bar(draw, (x0 + 62, top + 1, x1, top + ROW - 3), count, PENGUINS)
+        bar(draw, (x0 + 62, top + 1, x1, top + ROW - 3), count, TOTAL)
 
 
 VIEWS: tuple[View, ...] = (("Scores", scores), ("Fish", fish_page), ("Ability, bear", order_page),
                            ("Penguins", penguins))
 
 
-def summary_lines(summary: dict[str, Any]) -> list[str]:
+def summary_lines(summary: PenguinSummary) -> list[str]:
     """The summary page, a short fact a line: fish and escapes by player in turn order,
     their abilities, then the bag, the line and the board."""
     order = summary["order"] or summary["players"]

@@ -8,21 +8,19 @@ decision every turn); the cards of each pile; the players' hands and lemmings ho
 tiles left and the draw pile.
 
 Everything is drawn from the summary (records.md keys plus the engine's ``played``,
-``gains`` and ``lemmings``), so this module never imports the rules engine.
+``gains`` and ``lemmings``), read as the engine's ``LemmingsSummary``; of the engine this
+module takes only that type and the terrain names, never its state.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from PIL import ImageDraw
 
+from companion.games.quick_lemmings import MEADOW, TERRAINS, Gain, LemmingsSummary
 from companion.ui.draw import BLACK, WHITE, length, text
 from companion.ui.figures import Box, View
 from companion.ui.games import Screens
 
-TERRAINS = ("forest", "water", "mountain", "swamp", "desert")
-MEADOW = "meadow"
 SHORT = {"forest": "For", "water": "Wat", "mountain": "Mtn", "swamp": "Swp", "desert": "Des",
          MEADOW: "Mdw"}
 VALUES_SHOWN = 5  # card-value rows that fit under the pile names
@@ -39,7 +37,7 @@ PLAYER_NAME = 36  # pixels for a name on the players page
 # --- the panel: the last play, or the hand and the draw pile ---
 
 
-def panel(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def panel(draw: ImageDraw.ImageDraw, summary: LemmingsSummary, box: Box) -> None:
     """The most recent play's points and tile, large; else the figures for the turn."""
     if summary["played"] is not None:
         last_play(draw, summary, box)
@@ -47,10 +45,11 @@ def panel(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
         turn_figures(draw, summary, box)
 
 
-def last_play(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def last_play(draw: ImageDraw.ImageDraw, summary: LemmingsSummary, box: Box) -> None:
     """``7 pts`` in 20 px type; who played what; the tile to lay, inverted, in 12 px."""
     x0, y0, x1, y1 = box
     played = summary["played"]
+    assert played is not None  # the panel shows this only after a play
     points = str(summary["points"])
     text(draw, (x0 + 1, y1), points, 20)
     right = x0 + 3 + int(length(points, 20))
@@ -68,7 +67,7 @@ def last_play(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> N
     text(draw, (left + 2, y1 - 2), f"lay {tile}", 10, BLACK, x1 - left - 3)
 
 
-def turn_figures(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def turn_figures(draw: ImageDraw.ImageDraw, summary: LemmingsSummary, box: Box) -> None:
     """The hand of the player to act and the draw pile; the lemmings already home."""
     x0, y0, x1, _ = box
     who = summary["next"]
@@ -82,7 +81,7 @@ def turn_figures(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -
 # --- the pages ---
 
 
-def piles_page(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def piles_page(draw: ImageDraw.ImageDraw, summary: LemmingsSummary, box: Box) -> None:
     """The five piles side by side, and down each one what a card of each value would give
     on it now: the points, inverted where the card starts a new pile (so the edge of the
     inverted part is the pile's lowest card)."""
@@ -100,7 +99,7 @@ def piles_page(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> 
             gain_cell(draw, by_value.get(value), (left + 1, top, left + PILE_WIDTH - 2, top + GAIN_ROW - 1))
 
 
-def cards_page(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def cards_page(draw: ImageDraw.ImageDraw, summary: LemmingsSummary, box: Box) -> None:
     """The five piles side by side with their cards, oldest at the top and the lowest (the
     newest) inverted at the bottom; ``+N`` when older cards do not fit."""
     x0, y0, x1, y1 = box
@@ -122,7 +121,7 @@ def cards_page(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> 
             text(draw, (centre, top + GAIN_ROW - 1), words, 9, ink, anchor="ms")
 
 
-def gain_cell(draw: ImageDraw.ImageDraw, gain: dict[str, Any] | None, box: Box) -> None:
+def gain_cell(draw: ImageDraw.ImageDraw, gain: Gain | None, box: Box) -> None:
     """One card's gain: points; a new pile inverted, ``m`` when it lays a meadow, outlined
     when no tile is left; a dot when no such card can be in a hand."""
     x0, y0, x1, y1 = box
@@ -141,7 +140,7 @@ def gain_cell(draw: ImageDraw.ImageDraw, gain: dict[str, Any] | None, box: Box) 
     text(draw, (centre, y1), words, 9, ink, x1 - x0, anchor="ms")
 
 
-def players_page(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def players_page(draw: ImageDraw.ImageDraw, summary: LemmingsSummary, box: Box) -> None:
     """Per player: the cards in hand and the lemmings home, the player to act inverted."""
     x0, y0, x1, _ = box
     lemmings = summary["lemmings"]
@@ -158,7 +157,7 @@ def players_page(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -
              anchor="rs")
 
 
-def tiles_page(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def tiles_page(draw: ImageDraw.ImageDraw, summary: LemmingsSummary, box: Box) -> None:
     """The tiles left of each terrain and the meadows, then the draw and discard piles."""
     x0, y0, x1, y1 = box
     kinds = (*TERRAINS, MEADOW)
@@ -176,7 +175,7 @@ VIEWS: tuple[View, ...] = (("piles", piles_page), ("cards", cards_page), ("playe
                            ("tiles", tiles_page))
 
 
-def summary_lines(summary: dict[str, Any]) -> list[str]:
+def summary_lines(summary: LemmingsSummary) -> list[str]:
     """The summary page, a short fact a line: lemmings home and cards in hand by player,
     each pile's top card, the draw pile."""
     lemmings = summary["lemmings"]
