@@ -36,7 +36,8 @@ class Screens:
     paint: Painter = plain_board
     cell_width: int = 0
     roll_picture: RollPicture | None = None
-    summary_lines: Callable[[dict[str, Any]], list[str]] = generic_summary
+    #: Takes the game's own summary type (a TypedDict): the session hands each game its own.
+    summary_lines: Callable[[Any], list[str]] = generic_summary
     views: tuple[View, ...] = ()
     short_title: str = ""
 
