@@ -32,6 +32,11 @@ def roll_faces(ask: Roll, rng: random.Random = FAIR) -> tuple[int, ...]:
 
 def device_roll(game: Game[Any], state: Any, ask: Roll, rng: random.Random = FAIR) -> list[Line]:
     """Roll for ``ask`` and for every chained roll after it; the lines, in order."""
+    return rolled(game, state, ask, rng)[0]
+
+
+def rolled(game: Game[Any], state: Any, ask: Roll, rng: random.Random = FAIR) -> tuple[list[Line], Any]:
+    """The lines of :func:`device_roll`, and the state they lead to."""
     lines: list[Line] = []
     current: Roll | None = ask
     while current is not None:
@@ -40,7 +45,7 @@ def device_roll(game: Game[Any], state: Any, ask: Roll, rng: random.Random = FAI
         if len(lines) >= MAX_ROLLS:
             raise RollRefused("the dice never settled")
         current = chained(game, state, ask.actor)
-    return lines
+    return lines, state
 
 
 def chained(game: Game[Any], state: Any, actor: str) -> Roll | None:
