@@ -8,6 +8,12 @@ Memory stays flat however long the game: the session keeps the current state, a 
 window of recent states for quick undo, and a bounded set of checkpoints further back;
 older states are rebuilt from the store on demand.
 
+Each change is worked out once: a line checked before it is logged (:meth:`Session.after`)
+is not applied again when it is, and what the screens ask of the position (the prompt,
+the summary, the redo entry, an undone roll) is computed at its first use after a change
+and kept until the next one, so that drawing frames and moving the cursor neither
+recompute it nor query the store.
+
 >>> from companion.store import Store
 >>> from companion.games import game_by_id
 >>> from companion.record import Header
@@ -273,6 +279,7 @@ class Session:
         # Checkpoints past an undo point belong to the dropped branch.
         self._checkpoints = {k: v for k, v in self._checkpoints.items() if k < head}
         self._advance(head, state)
+        self._once("redo", lambda: None)  # known without asking: the push dropped the redo stack
         self.played = played
 
     def undo(self) -> None:
