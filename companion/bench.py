@@ -97,13 +97,15 @@ class TimedStore(Store):
     def __init__(self, path: str) -> None:
         super().__init__(path)
         self.commit_seconds = 0.0
+        self.commit_cpu = 0.0  # the calling thread's CPU time in them
 
     @contextmanager
     def _write(self) -> Iterator[Any]:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         with super()._write() as db:
             yield db
         self.commit_seconds += time.perf_counter() - started
+        self.commit_cpu += time.thread_time() - cpu
 
 
 @dataclass
@@ -116,6 +118,7 @@ class Interactions:
     what: list[str] = field(default_factory=list)  # per latency figure: the screen and the press
     net: list[float] = field(default_factory=list)  # per latency figure: without the commit
     cpu: list[float] = field(default_factory=list)  # per latency figure: the loop thread's CPU time
+    cpu_net: list[float] = field(default_factory=list)  # the same without the commit's CPU time
     commit: list[float] = field(default_factory=list)
     frames_unchanged: int = 0
     redraw_bytes: int = 0
@@ -153,7 +156,7 @@ def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.P
         settle(phone, readers)  # presses at a table are far apart: the pages have caught up
         before, commits, frames = panels.bytes(), store.commit_seconds, output.frames_sent
         wire_before, screen = panels.wire(), type(app.top).__name__
-        queued, cpu = time.perf_counter(), time.thread_time()
+        queued, cpu, commit_cpu = time.perf_counter(), time.thread_time(), store.commit_cpu
         events.put(intent)
         daemon.step(events.get_nowait())
         cpu = time.thread_time() - cpu
@@ -163,6 +166,7 @@ def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.P
             out.latency.append(panels.shown_at - queued)
             out.net.append(out.latency[-1] - (store.commit_seconds - commits))
             out.cpu.append(cpu)
+            out.cpu_net.append(cpu - (store.commit_cpu - commit_cpu))
             out.what.append(f"{intent.kind}{f' {intent.value}' if intent.value else ''} on {screen}"
                             f" -> {type(app.top).__name__}")
         out.commit.append(store.commit_seconds - commits)
@@ -509,9 +513,11 @@ def report_cpu(found: Interactions, slowest: int) -> None:
     busy machine's cores (or a disk's fsync) does not inflate."""
     print(f"    CPU time of the loop's thread, queue to frame: "
           f"{Spread.of([1000 * s for s in found.cpu]).show(' ms', 2)}")
-    worst = sorted(zip(found.cpu, found.what), reverse=True)[:slowest]
-    print(f"    the {slowest} costliest in CPU time: "
-          + "; ".join(f"{1000 * seconds:.2f} ms {what}" for seconds, what in worst))
+    print(f"    the same without the commit's CPU time: "
+          f"{Spread.of([1000 * s for s in found.cpu_net]).show(' ms', 2)}")
+    worst = sorted(zip(found.cpu_net, found.cpu, found.what), reverse=True)[:slowest]
+    print(f"    the {slowest} costliest in CPU time without the commit (with it): "
+          + "; ".join(f"{1000 * net:.2f} ms ({1000 * cpu:.2f}) {what}" for net, cpu, what in worst))
 
 
 def report_idle(idle: Idle, seconds: float) -> None:

@@ -33,6 +33,11 @@ def device_roll(game: Game[Any], state: Any, ask: Roll, rng: random.Random = FAI
     Faces the rules refuse raise their :class:`IllegalLine`, unless the prompt rolls again
     then; :class:`RollRefused` when no faces fit after many tries (no rule was broken).
     """
+    return rolled(game, state, ask, rng)[0]
+
+
+def rolled(game: Game[Any], state: Any, ask: Roll, rng: random.Random = FAIR) -> tuple[list[Line], Any]:
+    """The lines of :func:`device_roll`, and the state they lead to."""
     lines: list[Line] = []
     current: Roll | None = ask
     while current is not None:
@@ -41,7 +46,7 @@ def device_roll(game: Game[Any], state: Any, ask: Roll, rng: random.Random = FAI
         if len(lines) >= MAX_ROLLS:
             raise RollRefused("the dice never settled")
         current = chained(game, state, ask.actor)
-    return lines
+    return lines, state
 
 
 def chained(game: Game[Any], state: Any, actor: str) -> Roll | None:

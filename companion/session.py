@@ -8,6 +8,12 @@ Memory stays flat however long the game: the session keeps the current state, a 
 window of recent states for quick undo, and a bounded set of checkpoints further back;
 older states are rebuilt from the store on demand.
 
+Each change is worked out once: a line checked before it is logged (:meth:`Session.after`)
+is not applied again when it is, and what the screens ask of the position (the prompt,
+the summary, the redo entry, an undone roll) is computed at its first use after a change
+and kept until the next one, so that drawing frames and moving the cursor neither
+recompute it nor query the store.
+
 >>> from companion.store import Store
 >>> from companion.games import game_by_id
 >>> from companion.record import Header
@@ -24,11 +30,12 @@ True
 
 from __future__ import annotations
 
+import random
 from collections import deque
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
-from companion.dice import chained
+from companion.dice import chained, rolled
 from companion.exc import NothingToRedo, NothingToUndo
 from companion.games.base import Game, IllegalLine, Line, Prompt, Roll
 from companion.record import Header, format_record, replay_text, summarise
@@ -36,6 +43,9 @@ from companion.store import Entry, MadeRoll, Store
 
 RECENT = 32  # states kept for instant undo
 CHECKPOINTS = 16  # at most this many older states, spread evenly over the game
+AHEAD = 8  # lines checked from one position whose states are kept until they are logged
+
+T = TypeVar("T")
 
 
 class Session:
@@ -55,6 +65,12 @@ class Session:
         #: The state before the latest entry logged (not redone) and its lines, so that a
         #: screen can say what it did; ``None`` after undo or redo.
         self.played: tuple[Any, tuple[Line, ...]] | None = None
+        #: Changes so far (play, undo, redo): what the screens ask of a position is worked
+        #: out once per change (see :meth:`_once`).
+        self.changes = 0
+        self._known: tuple[int, Any, dict[object, Any]] = (-1, None, {})
+        #: The states that lines checked from the current state lead to (see :meth:`after`).
+        self._ahead: tuple[Any, dict[tuple[Line, ...], Any]] = (None, {})
         self._goto(row.head)
 
     @classmethod
@@ -70,10 +86,13 @@ class Session:
 
     def prompt(self) -> Prompt | None:
         """The pending decision, ``None`` when the game is over."""
-        return self.game.prompt(self.state)
+        return self._once("prompt", lambda: self.game.prompt(self.state))
 
     def over(self) -> bool:
-        return self.game.over(self.state)
+        return self._once("over", lambda: self.game.over(self.state))
+
+    def winners(self) -> tuple[str, ...]:
+        return self._once("winners", lambda: self.game.winners(self.state))
 
     def results(self) -> tuple[str, ...]:
         """What the latest entry logged did, in words (the game's events); () after undo."""
@@ -83,8 +102,26 @@ class Session:
         return self.game.events(before, self.state, lines)
 
     def summary(self) -> dict[str, Any]:
-        """The records.md summary of where the game stands."""
-        return summarise(self.game, self.players, self.state)
+        """The records.md summary of where the game stands: the same object until the game
+        changes (every frame draws from it), so read it and never change it."""
+        return self._once("summary", lambda: summarise(self.game, self.players, self.state))
+
+    def _once(self, key: object, compute: Callable[[], T]) -> T:
+        """``compute()`` for the current position, remembered until the game changes.
+
+        A frame asks for the prompt, the summary and the undone roll again and again; the
+        answers depend only on the state and the stored entries around the head, so they
+        are kept until the next change (or a new state, however it came), then all forgotten.
+        The head alone would not do: after an entry and its undo, the head and the state are
+        those of before, but the store now holds a redo entry.
+        """
+        changes, state, known = self._known
+        if changes != self.changes or state is not self.state:
+            known = {}
+            self._known = (self.changes, self.state, known)
+        if key not in known:
+            known[key] = compute()
+        return known[key]  # type: ignore[no-any-return]
 
     def record(self) -> str:
         """The game's record up to now, device rolls marked by a comment, and every undone
@@ -116,7 +153,7 @@ class Session:
 
     def redo_entry(self) -> Entry | None:
         """The entry that redo would bring back."""
-        return self.store.entry(self.gid, self.head + 1)
+        return self._once("redo", lambda: self.store.entry(self.gid, self.head + 1))
 
     def roll_again(self, ask: Roll) -> tuple[str, ...] | None:
         """The faces (one string per line) of an undone device roll for this same prompt.
@@ -133,6 +170,9 @@ class Session:
     def undone_roll(self, ask: Roll) -> tuple[str, ...] | None:
         """The lines of the latest undone device roll made for ``ask`` at this place in the
         record that the rules still accept here in full; ``None`` if there is none."""
+        return self._once(("undone roll", ask), lambda: self._undone_roll(ask))
+
+    def _undone_roll(self, ask: Roll) -> tuple[str, ...] | None:
         seq = self.head + 1
         redo = self.redo_entry()
         found = [roll.lines for roll in self.store.rolls(self.gid, seq)]
@@ -152,12 +192,49 @@ class Session:
                     or first.args[:len(ask.prefix)] != ask.prefix
                     or len(first.args) != len(ask.prefix) + len(ask.sides)):
                 return False
-            state = self.state
-            for line in parsed:
-                state = self.game.apply(state, line)
+            state = self.after(parsed)
         except IllegalLine:
             return False
         return chained(self.game, state, ask.actor) is None  # not a roll cut short
+
+    def after(self, lines: Sequence[Line]) -> Any:
+        """The state ``lines`` lead to from the current one; IllegalLine if the rules refuse
+        them. Nothing is logged, but the result is kept until the game changes, so that
+        logging the same lines next (the screen checks a line before it logs it) applies
+        each line once.
+
+        >>> from companion.store import Store
+        >>> from companion.games import game_by_id
+        >>> s = Session.new(Store(":memory:"), Header(game_by_id("microbot-racers"), ("Ann", "Bob")))
+        >>> ahead = s.after([Line("table", "roll", ("3", "2"))])
+        >>> s.play([Line("table", "roll", ("3", "2"))]); s.state is ahead
+        True
+        """
+        key = tuple(lines)
+        known = self._checked()
+        if key not in known:
+            state = self.state
+            for line in key:
+                state = self.game.apply(state, line)
+            if len(known) >= AHEAD:  # many lines tried at one prompt: keep the latest only
+                known.clear()
+            known[key] = state
+        return known[key]
+
+    def roll(self, ask: Roll, rng: random.Random) -> list[Line]:
+        """Roll the dice for ``ask`` (and the rolls chained after it) without logging them;
+        the state they lead to is kept for :meth:`play`, as :meth:`after` keeps it."""
+        lines, state = rolled(self.game, self.state, ask, rng)
+        self._checked()[tuple(lines)] = state
+        return lines
+
+    def _checked(self) -> dict[tuple[Line, ...], Any]:
+        """The states of lines checked from the current state (forgotten once it changes)."""
+        start, known = self._ahead
+        if start is not self.state:
+            known = {}
+            self._ahead = (self.state, known)
+        return known
 
     # --- changing ---
 
@@ -181,9 +258,7 @@ class Session:
     def _enter(self, lines: Sequence[Line], rolled: bool, made: MadeRoll | None) -> None:
         if not lines:
             raise IllegalLine("nothing to log")
-        state = self.state
-        for line in lines:
-            state = self.game.apply(state, line)
+        state = self.after(lines)
         texts = [str(x) for x in lines]
         over, winners = self._ending(state)
         played = (self.state, tuple(lines))
@@ -197,6 +272,7 @@ class Session:
         # Checkpoints past an undo point belong to the dropped branch.
         self._checkpoints = {k: v for k, v in self._checkpoints.items() if k < head}
         self._advance(head, state)
+        self._once("redo", lambda: None)  # known without asking: the push dropped the redo stack
         self.played = played
 
     def _ending(self, state: Any) -> tuple[bool, tuple[str, ...]]:
@@ -212,6 +288,7 @@ class Session:
         state = self._state_at(target)
         self.store.move_head(self.gid, target, *self._ending(state))
         self.head, self.state = target, state
+        self.changes += 1
         self.played = None
 
     def redo(self) -> None:
@@ -235,6 +312,7 @@ class Session:
     def _advance(self, head: int, state: Any) -> None:
         self._recent.append((self.head, self.state))
         self.head, self.state = head, state
+        self.changes += 1
         if head % self._spacing == 0:
             self._checkpoints[head] = state
             if len(self._checkpoints) > CHECKPOINTS:

@@ -32,3 +32,9 @@ def test_no_press_puts_more_on_the_i2c_wire_than_luma_full_frame(races: Interact
             luma = {press[framing] for press in races.wire[f"luma {kind}"]}
             assert len(luma) == 1
             assert max(press[framing] for press in races.wire[f"ours {kind}"]) <= luma.pop()
+
+
+def test_every_press_that_shows_a_frame_has_its_cpu_time_with_and_without_the_commit(
+        races: Interactions) -> None:
+    assert len(races.cpu) == len(races.cpu_net) == len(races.latency) > 0
+    assert all(net <= total for net, total in zip(races.cpu_net, races.cpu))

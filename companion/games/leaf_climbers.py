@@ -22,10 +22,12 @@ any step down costs 2.
 
 from __future__ import annotations
 
+import functools
 import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Any, ClassVar, TypedDict
 
 from companion.games.base import (
@@ -130,7 +132,11 @@ def neighbours(square: Square) -> tuple[Square, ...]:
     return tuple((c, r) for c, r in steps if 1 <= c <= SIZE and 1 <= r <= SIZE)
 
 
-def move_costs(elevation: tuple[int, ...], start: Square) -> dict[Square, int]:
+# One press asks for the same position's costs several times: the move prompt does twice
+# (what is reachable, and each square's note), the move's check once more. Worked out once,
+# and read-only, so that no caller can change what the next one reads.
+@functools.lru_cache(maxsize=8)
+def move_costs(elevation: tuple[int, ...], start: Square) -> Mapping[Square, int]:
     """The cheapest cost from ``start`` to every square (Dijkstra; any square may be crossed).
 
     >>> flat = (0,) * 36
@@ -149,7 +155,7 @@ def move_costs(elevation: tuple[int, ...], start: Square) -> dict[Square, int]:
             if total < best.get(step, total + 1):
                 best[step] = total
                 heapq.heappush(queue, (total, step))
-    return best
+    return MappingProxyType(best)
 
 
 @dataclass(frozen=True)

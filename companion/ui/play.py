@@ -16,7 +16,7 @@ from typing import Any
 from PIL import ImageDraw
 
 from companion import ai
-from companion.dice import FAIR, device_roll, rolled_faces
+from companion.dice import FAIR, rolled_faces
 from companion.exc import Refusal
 from companion.games.base import TABLE, Answer, Choice, Field, Form, Grid, IllegalLine, Line, Prompt, Roll
 from companion.intents import Intent
@@ -215,7 +215,7 @@ class PlayScreen(Screen):
     def roll(self, ask: Roll, again: bool = False) -> None:
         """A device roll; ``again``: anew, although an undone roll is offered (audited)."""
         try:
-            lines = device_roll(self.session.game, self.session.state, ask, self.rng)
+            lines = self.session.roll(ask, self.rng)
         except Refusal as err:  # faces the rules refuse, or none found
             self.message = str(err)
             return
@@ -266,10 +266,9 @@ class PlayScreen(Screen):
     def check(self, line: Line, change: Callable[[], None] | None = None) -> None:
         """Log a line the player picked; where the game previews it (a fish sum), show that
         first, to log or go back (to ``change`` the entry). A refusal comes at once."""
-        game, state = self.session.game, self.session.state
-        if not self.guarded(lambda: game.apply(state, line)):
+        if not self.guarded(lambda: self.session.after([line])):  # kept: logging it applies nothing
             return
-        ahead = game.preview(state, line)
+        ahead = self.session.game.preview(self.session.state, line)
         if not ahead:
             self.play([line])
             return
