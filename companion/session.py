@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 
 from companion.dice import chained, rolled
 from companion.exc import NothingToRedo, NothingToUndo
-from companion.games.base import Game, IllegalLine, Line, Prompt, Roll
+from companion.games.base import Game, IllegalLine, Line, Outcome, Prompt, Roll
 from companion.record import Header, format_record, replay_text, summarise
 from companion.store import Entry, MadeRoll, Store
 
@@ -88,11 +88,12 @@ class Session:
         """The pending decision, ``None`` when the game is over."""
         return self._once("prompt", lambda: self.game.prompt(self.state))
 
-    def over(self) -> bool:
-        return self._once("over", lambda: self.game.over(self.state))
+    def outcome(self) -> Outcome | None:
+        """How the game ended, ``None`` while it goes on."""
+        return self._once("outcome", lambda: self.game.outcome(self.state))
 
-    def winners(self) -> tuple[str, ...]:
-        return self._once("winners", lambda: self.game.winners(self.state))
+    def over(self) -> bool:
+        return self.outcome() is not None
 
     def results(self) -> tuple[str, ...]:
         """What the latest entry logged did, in words (the game's events); () after undo."""

@@ -88,14 +88,14 @@ def fresh_view(store: Store, gid: int) -> tuple[Any, ...]:
     session = Session(store, gid)
     ask = session.prompt()
     rolls = [a for a in (ask.answers if ask else ()) if isinstance(a, Roll)]
-    return (session.prompt(), session.summary(), session.over(), session.winners(),
+    return (session.prompt(), session.summary(), session.over(), session.outcome(),
             session.redo_entry(), [session.roll_again(roll) for roll in rolls])
 
 
 def cached_view(session: Session) -> tuple[Any, ...]:
     ask = session.prompt()
     rolls = [a for a in (ask.answers if ask else ()) if isinstance(a, Roll)]
-    return (ask, session.summary(), session.over(), session.winners(), session.redo_entry(),
+    return (ask, session.summary(), session.over(), session.outcome(), session.redo_entry(),
             [session.roll_again(roll) for roll in rolls])
 
 
