@@ -83,6 +83,9 @@ CREATE TABLE IF NOT EXISTS checkpoints (
     PRIMARY KEY (game, seq)
 ) WITHOUT ROWID;
 """
+#: Entries per link of a record's digest (the checkpoints' check against the record): a
+#: checkpoint written every so many entries reads only the entries since the one before.
+LINK = 64
 #: Tables that only cache what the record says: never carried by salvage.
 CACHES = frozenset({"checkpoints"})
 # SCHEMA is version 0 of the store and stays as it is; MIGRATIONS (below the class) bring
@@ -314,8 +317,8 @@ class Store:
         matches the record; and whether the game has checkpoints up to there that do not
         match it (stale: :meth:`renew_stored_state` replaces them).
 
-        Checking reads the game's lines up to the checkpoint once (no replay): about 5 ms
-        for 10,000 entries on a PC.
+        Checking reads the game's lines up to the checkpoint once, joined by SQLite a link
+        at a time (no replay): about 10 ms of CPU for 10,000 entries on a PC.
         """
         try:
             found = [(seq, digest, tag) for seq, digest, tag in self.db.execute(
@@ -325,8 +328,8 @@ class Store:
             return None, False
         if not found:
             return None, False
-        chained = self._chain(self.db, gid, 0, found[-1][0])
-        sound = [(seq, tag) for seq, digest, tag in found if chained.get(seq) == digest]
+        digests = self._digests(self.db, gid, [seq for seq, _, _ in found])
+        sound = [(seq, tag) for seq, digest, tag in found if digests[seq] == digest]
         usable = [seq for seq, tag in sound if tag == engine]
         stale = len(sound) < len(found)
         if not usable:  # none sound, or all from other code: replaced after a replay
@@ -346,27 +349,30 @@ class Store:
 
     def _keep_checkpoint(self, db: sqlite3.Connection, gid: int, seq: int, engine: str,
                          state: str) -> None:
-        # Chained on from the checkpoint before it: only the entries since then are read.
-        before = db.execute("SELECT seq, digest FROM checkpoints WHERE game = ? AND seq < ?"
-                            " ORDER BY seq DESC LIMIT 1", (gid, seq)).fetchone()
-        base, digest = (0, None) if before is None else (before[0], before[1])
-        chained = self._chain(db, gid, base, seq, digest)
-        if seq in chained:
-            db.execute("INSERT OR REPLACE INTO checkpoints (game, seq, digest, engine, state)"
-                       " VALUES (?, ?, ?, ?, ?)", (gid, seq, chained[seq], engine, state))
+        # Linked on from the latest checkpoint at a link's end: only the entries since are read.
+        known = db.execute(f"SELECT seq, digest FROM checkpoints WHERE game = ? AND seq <= ?"
+                           f" AND seq % {LINK} = 0 ORDER BY seq DESC LIMIT 1", (gid, seq)).fetchone()
+        digest = self._digests(db, gid, [seq], None if known is None else (known[0], known[1]))[seq]
+        db.execute("INSERT OR REPLACE INTO checkpoints (game, seq, digest, engine, state)"
+                   " VALUES (?, ?, ?, ?, ?)", (gid, seq, digest, engine, state))
 
     @staticmethod
-    def _chain(db: sqlite3.Connection, gid: int, base: int, upto: int,
-               digest: str | None = None) -> dict[int, str]:
-        """The record's chained digest after each entry ``base+1..upto``, from the digest
-        after ``base`` (``None``: from the header)."""
-        if digest is None:
+    def _digests(db: sqlite3.Connection, gid: int, seqs: Sequence[int],
+                 known: tuple[int, object] | None = None) -> dict[int, str]:
+        """The record's digest after each entry in ``seqs`` (ascending): the header, then one
+        link per :data:`LINK` entries, then the entries after the last whole link. ``known``:
+        a link's end and its digest, to go on from (after the header otherwise)."""
+        if known is None:
             row = db.execute("SELECT header FROM games WHERE id = ?", (gid,)).fetchone()
-            digest = chain("", row[0] if row is not None else "")
+            known = (0, chain("", row[0] if row is not None else ""))
+        done, digest = known
         out: dict[int, str] = {}
-        for seq, text in db.execute("SELECT seq, lines FROM entries WHERE game = ?"
-                                    " AND seq BETWEEN ? AND ? ORDER BY seq", (gid, base + 1, upto)):
-            digest = out[seq] = chain(digest, f"{seq} {text}")
+        for seq in seqs:
+            whole = seq - seq % LINK
+            while done < whole:
+                digest = chain(digest, _lines_text(db, gid, done + 1, done + LINK))
+                done += LINK
+            out[seq] = str(digest) if seq == done else chain(digest, _lines_text(db, gid, done + 1, seq))
         return out
 
     def set_status(self, gid: int, status: str) -> None:
@@ -517,7 +523,14 @@ def _entry(gid: int, seq: int, text: object, rolled: object) -> Entry:
     return Entry(seq, tuple(text.split("\n")), bool(rolled))
 
 
-def chain(digest: str, text: object) -> str:
+def _lines_text(db: sqlite3.Connection, gid: int, first: int, last: int) -> object:
+    """Entries ``first..last`` as one text, each after its number (SQLite joins them)."""
+    return db.execute("SELECT group_concat(line, char(10)) FROM (SELECT seq || ' ' || lines"
+                      " AS line FROM entries WHERE game = ? AND seq BETWEEN ? AND ? ORDER BY seq)",
+                      (gid, first, last)).fetchone()[0]
+
+
+def chain(digest: object, text: object) -> str:
     """The next link of a record's digest: ``digest`` followed by ``text``.
 
     >>> chain("", "game microbot-racers")[:12]
