@@ -24,10 +24,10 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
-import hashlib
 import json
 import pathlib
 import sys
+import zlib
 from typing import Any
 
 from companion import __version__
@@ -54,14 +54,14 @@ def engine_tag(game: Game[Any]) -> str:
     changed engine of the same version number (a development build, a patched install) is
     not trusted either. Computed once per process and game.
     """
-    digest = hashlib.sha256()
+    crc = 0  # zlib, not hashlib: loading OpenSSL would cost 3.5 MB resident
     for name in sorted({type(game).__module__, Game.__module__}):
         source = getattr(sys.modules.get(name), "__file__", None)
         try:
-            digest.update(pathlib.Path(source).read_bytes() if source else name.encode())
+            crc = zlib.crc32(pathlib.Path(source).read_bytes() if source else name.encode(), crc)
         except OSError:  # no source beside the code: the version alone says what wrote it
-            digest.update(name.encode())
-    return f"{FORMAT} {__version__} {game.id} {digest.hexdigest()[:16]}"
+            crc = zlib.crc32(name.encode(), crc)
+    return f"{FORMAT} {__version__} {game.id} {crc:08x}"
 
 
 def encode(state: Any) -> str:
