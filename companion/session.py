@@ -306,14 +306,14 @@ class Session:
     def _renew(self) -> None:
         """Keep the current state as the game's only checkpoint. A failure costs only speed:
         the next opening replays again."""
-        kept = self._checkpoint_for(self.head, self.state, every=1)
-        if kept is None or self.head == 0:
+        kept = self._checkpoint_for(self.head, self.state, every=1) if self.head else None
+        if kept is None:
             return
         try:
             self.store.renew_stored_state(self.gid, self.head, *kept)
             self._stale = False
         except sqlite3.Error as err:
-            log.warning("game %s: checkpoint not kept: %s", self.gid, err)
+            log.info("game %s: checkpoint not kept: %s", self.gid, err)
 
     def _checkpoint_for(self, seq: int, state: Any, every: int = EVERY) -> tuple[str, str] | None:
         """What the store keeps as the checkpoint after entry ``seq``: every :data:`EVERY`
