@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.checkpoint import EVERY, decode, encode, engine_tag
+from companion.export import export
 from companion.games import GAMES
 from companion.games.base import Game, Line
 from companion.record import Header
@@ -207,6 +208,17 @@ def test_salvage_carries_the_record_and_not_the_checkpoints() -> None:
     fresh.carry(rows)
     assert checkpoints(fresh, gid) == []
     assert Session(fresh, gid).state == replayed(MICROBOT, header, lines)
+
+
+def test_export_replays_the_record_whatever_the_checkpoints_hold() -> None:
+    store = Store(":memory:")
+    header, lines = race(EVERY + 1)
+    session = stored(store, header, lines)
+    store.db.execute("UPDATE checkpoints SET state = ?", (encode(header.start()),))
+    exported = export(store, session.gid)
+    assert exported is not None
+    assert exported.summary == session.summary()
+    assert exported.record == session.record()
 
 
 def test_a_store_that_cannot_be_written_still_resumes(path: str) -> None:
