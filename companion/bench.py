@@ -399,10 +399,11 @@ SHORT_GAME = 100
 def report_start(work: pathlib.Path, header: Header, lines: list[Line]) -> None:
     """Start to the first frame: an empty store, a short game, the long game (with its
     checkpoints, and once more as a store from before them would first open)."""
-    store_long_game(work / "short", header, lines[:SHORT_GAME])
+    for name in ("first", "short"):
+        store_long_game(work / name, header, lines[:SHORT_GAME])
     store_long_game(work / "long", header, lines)
     store_long_game(work / "upgraded", header, lines, checkpoints=False)
-    start_up(work / "first")  # compiles the bytecode: not measured
+    start_up(work / "first")  # compiles the bytecode of all a resume loads: not measured
     runs = [("empty store", start_up(work / "empty")),
             (f"resuming a {SHORT_GAME}-line game", start_up(work / "short")),
             (f"resuming a {len(lines)}-line game", start_up(work / "long")),
