@@ -306,7 +306,7 @@ class Session:
     def _renew(self) -> None:
         """Keep the current state as the game's only checkpoint. A failure costs only speed:
         the next opening replays again."""
-        kept = self._checkpoint_for(self.head, self.state, every=1) if self.head else None
+        kept = self._checkpoint_for(self.head, self.state, always=True) if self.head else None
         if kept is None:
             return
         try:
@@ -315,10 +315,10 @@ class Session:
         except sqlite3.Error as err:
             log.info("game %s: checkpoint not kept: %s", self.gid, err)
 
-    def _checkpoint_for(self, seq: int, state: Any, every: int = EVERY) -> tuple[str, str] | None:
+    def _checkpoint_for(self, seq: int, state: Any, always: bool = False) -> tuple[str, str] | None:
         """What the store keeps as the checkpoint after entry ``seq``: every :data:`EVERY`
-        entries, the state as (engine, text); ``None`` otherwise."""
-        if seq % every:
+        entries (or ``always``), the state as (engine, text); ``None`` otherwise."""
+        if seq % EVERY and not always:
             return None
         try:
             return engine_tag(self.game), encode(state)

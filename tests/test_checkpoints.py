@@ -12,7 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.checkpoint import EVERY, decode, encode, engine_tag
+import companion.session
+from companion import checkpoint
+from companion.bench import long_race
+from companion.checkpoint import decode, encode, engine_tag
 from companion.export import export
 from companion.games import GAMES
 from companion.games.base import Game, Line
@@ -22,6 +25,14 @@ from companion.store import Store
 from tests.playout import answer, players_for, playout
 
 MICROBOT = GAMES["microbot-racers"]
+#: Checkpoints this far apart in these tests (games this long play quickly); one test
+#: checks the spacing the companion uses.
+EVERY = 16
+
+
+@pytest.fixture(autouse=True)
+def spacing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(companion.session, "EVERY", EVERY)
 
 
 def replayed(game: Game[Any], header: Header, lines: list[Line]) -> Any:
@@ -33,10 +44,8 @@ def replayed(game: Game[Any], header: Header, lines: list[Line]) -> Any:
 
 
 def race(length: int, seed: int = 3) -> tuple[Header, list[Line]]:
-    header = Header(MICROBOT, ("Ann", "Bob"))
-    _, lines = playout(MICROBOT, header.players, random.Random(seed), steps=length)
-    assert len(lines) == length, "the race ended early: pick another seed"
-    return header, lines
+    """A Microbot race of ``length`` lines that never ends (the bench's long game)."""
+    return long_race(length, seed)
 
 
 def stored(store: Store, header: Header, lines: list[Line]) -> Session:
@@ -66,14 +75,15 @@ def checkpoints(store: Store, gid: int) -> list[int]:
         "SELECT seq FROM checkpoints WHERE game = ? ORDER BY seq", (gid,))]
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(game_id=st.sampled_from(sorted(GAMES)), seed=st.integers(0, 2**32 - 1),
-       extra=st.integers(0, 3), back=st.integers(0, 200))
+       extra=st.integers(0, 3), back=st.integers(0, 120))
 def test_resuming_from_a_checkpoint_reaches_the_state_a_full_replay_does(
         game_id: str, seed: int, extra: int, back: int) -> None:
     game = GAMES[game_id]
     header = Header(game, players_for(game, extra))
-    _, lines = playout(game, header.players, random.Random(seed), steps=300)
+    _, lines = playout(game, header.players, random.Random(seed), steps=150)
     store = Store(":memory:")
     session = stored(store, header, lines)
     for _ in range(min(back, len(lines))):
@@ -87,7 +97,7 @@ def test_resuming_from_a_checkpoint_reaches_the_state_a_full_replay_does(
     assert resumed.summary() == session.summary()
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(game_id=st.sampled_from(sorted(GAMES)), seed=st.integers(0, 2**32 - 1))
 def test_every_state_of_a_game_reads_back_equal_from_its_text(game_id: str, seed: int) -> None:
     game = GAMES[game_id]
@@ -99,9 +109,10 @@ def test_every_state_of_a_game_reads_back_equal_from_its_text(game_id: str, seed
 
 
 def test_resuming_a_long_game_replays_only_the_entries_after_its_last_checkpoint(
-        count_applies: list[int]) -> None:
+        count_applies: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(companion.session, "EVERY", checkpoint.EVERY)  # as the companion runs
     store = Store(":memory:")
-    header, lines = race(3 * EVERY + 5)
+    header, lines = race(3 * checkpoint.EVERY + 5)
     gid = stored(store, header, lines).gid
     count_applies[0] = 0
     resumed = Session(store, gid)
