@@ -553,12 +553,10 @@ class Digest:
     @classmethod
     def read(cls, stored: object) -> Digest | None:
         """A digest as :meth:`__str__` wrote it; ``None`` for anything else."""
-        if not (isinstance(stored, str) and len(stored) == 16):
+        if not (isinstance(stored, str) and len(stored) == 16
+                and all(c in "0123456789abcdef" for c in stored)):
             return None
-        try:
-            return cls(int(stored[:8], 16), int(stored[8:], 16))
-        except ValueError:
-            return None
+        return cls(int(stored[:8], 16), int(stored[8:], 16))
 
 
 def utf8(raw: bytes) -> bool:

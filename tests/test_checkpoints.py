@@ -153,6 +153,21 @@ def test_a_checkpoint_that_does_not_match_is_dropped_and_the_record_replayed(how
     assert Session(store, gid).state == resumed.state
 
 
+def test_a_press_that_writes_a_checkpoint_after_a_damaged_one_still_logs(
+        count_applies: list[int]) -> None:
+    store = Store(":memory:")
+    header, lines = race(2 * EVERY + 3)
+    session = stored(store, header, lines[:EVERY])
+    store.db.execute("UPDATE checkpoints SET digest = 'not a digest'")
+    for line in lines[EVERY:]:
+        session.play([line])  # the next checkpoint is summed up from the record's start
+    expected = replayed(MICROBOT, header, lines)
+    count_applies[0] = 0
+    assert Session(store, session.gid).state == expected
+    assert count_applies[0] == 3  # from the sound checkpoint after entry 2 x EVERY
+    assert checkpoints(store, session.gid) == [len(lines)]  # the damaged one is gone
+
+
 def test_a_checkpoint_past_an_undo_is_dropped_when_the_game_takes_another_way() -> None:
     store = Store(":memory:")
     header, lines = race(EVERY + 10, seed=4)
