@@ -30,6 +30,7 @@ from typing import Any
 
 from PIL import Image
 
+from companion import checkpoint
 from companion.config import Config
 from companion.daemon import Daemon
 from companion.games import GAMES
@@ -247,26 +248,47 @@ class PageReader:
 class Started:
     seconds_to_ready: float
     peak_rss_mb: float
+    cpu_seconds: float  # the daemon's own CPU time to its first frame (steadier under load)
 
 
 def companion_command(state: pathlib.Path, *extra: str) -> list[str]:
     return [sys.executable, "-m", "companion", "run", "--emulator", "none", "--state", str(state), *extra]
 
 
+def compiled(work: pathlib.Path) -> dict[str, str]:
+    """Where the daemon's compiled bytecode goes: in the bench's scratch directory, so that
+    starts are measured with it, as on a Pi (pip compiles it when it installs the package),
+    whether or not this machine lets Python write it beside the sources."""
+    return {"PYTHONPYCACHEPREFIX": str(work / "bytecode")}
+
+
 def start_up(state: pathlib.Path) -> Started:
-    """Process start to the first frame (the 'ready' log line), and peak resident memory."""
+    """Process start to the first frame (the 'ready' log line), with the daemon's peak
+    resident memory and CPU time by then.
+
+    The daemon runs as on a Pi, with the Bonnet's keys (on gpiozero's mock pins) and its
+    bytecode compiled, and its figures are read from /proc while it runs. The rusage of a
+    waited-for child would not do: its peak also counts the bench's own memory, which the
+    child held between fork and exec (10-15 MB more than the daemon ever uses).
+    """
+    config = state.parent / "start.toml"
+    config.write_text(IDLE_CONFIG)
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", **compiled(state.parent)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     started = time.perf_counter()
-    child = subprocess.Popen(companion_command(state, "--keys", ""), stdin=subprocess.DEVNULL,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(companion_command(state, "--config", str(config)),
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True, env=env)
     assert child.stderr is not None
-    ready = None
-    for line in child.stderr:
-        if line.rstrip().endswith("companion.daemon: ready"):
-            ready = time.perf_counter() - started
-    _, status, usage = os.wait4(child.pid, 0)
-    if ready is None or status != 0:
+    try:
+        for line in child.stderr:
+            if line.rstrip().endswith("companion.daemon: ready"):
+                ready = time.perf_counter() - started
+                return Started(ready, peak_rss_mb(child.pid), cpu_seconds(child.pid))
         raise RuntimeError("the companion did not start")
-    return Started(ready, usage.ru_maxrss / 1024)
+    finally:
+        child.terminate()
+        child.wait()
 
 
 @dataclass(frozen=True)
@@ -375,6 +397,30 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+SHORT_GAME = 100
+
+
+def report_start(work: pathlib.Path, header: Header, lines: list[Line]) -> None:
+    """Start to the first frame: an empty store, a short game, the long game (with its
+    checkpoints, and once more as a store from before them would first open)."""
+    for name in ("first", "short"):
+        store_long_game(work / name, header, lines[:SHORT_GAME])
+    store_long_game(work / "long", header, lines)
+    store_long_game(work / "upgraded", header, lines, checkpoints=False)
+    start_up(work / "first")  # compiles the bytecode of all a resume loads: not measured
+    runs = [("empty store", start_up(work / "empty")),
+            (f"resuming a {SHORT_GAME}-line game", start_up(work / "short")),
+            (f"resuming a {len(lines)}-line game", start_up(work / "long")),
+            (f"resuming a {len(lines)}-line game with no checkpoint yet (first start after an"
+             " upgrade)", start_up(work / "upgraded"))]
+    for what, run in runs:
+        print(f"start to first frame, {what}: {run.seconds_to_ready:.2f} s (daemon CPU "
+              f"{run.cpu_seconds:.2f} s); peak resident memory {run.peak_rss_mb:.1f} MB")
+    short, long = runs[1][1], runs[2][1]
+    print(f"resuming {len(lines)} lines / {SHORT_GAME} lines: {long.seconds_to_ready / short.seconds_to_ready:.2f}x"
+          f" wall, {long.cpu_seconds / max(short.cpu_seconds, 1e-9):.2f}x CPU")
+
+
 # --- a long game ---
 
 
@@ -399,8 +445,10 @@ def long_race(lines: int, seed: int = 5) -> tuple[Header, list[Line]]:
     return header, out
 
 
-def store_long_game(state: pathlib.Path, header: Header, lines: list[Line]) -> None:
-    """Put a long unfinished game in a store, one entry a line (set-up, not measured)."""
+def store_long_game(state: pathlib.Path, header: Header, lines: list[Line],
+                    checkpoints: bool = True) -> None:
+    """Put a long unfinished game in a store, one entry a line (set-up, not measured), with
+    the checkpoints that playing it would have left (none: as a store from before them)."""
     state.mkdir(parents=True, exist_ok=True)
     store = Store(str(state / "companion.sqlite"))
     gid = store.create(header.game.id, header.lines())
@@ -408,6 +456,11 @@ def store_long_game(state: pathlib.Path, header: Header, lines: list[Line]) -> N
         db.executemany("INSERT INTO entries (game, seq, lines, rolled) VALUES (?, ?, ?, 0)",
                        [(gid, seq, str(line)) for seq, line in enumerate(lines, start=1)])
         db.execute("UPDATE games SET head = ? WHERE id = ?", (len(lines), gid))
+        game, now = header.game, header.start()
+        for seq, line in enumerate(lines if checkpoints else [], start=1):
+            now = game.apply(now, line)
+            if seq % checkpoint.EVERY == 0:
+                store._keep_checkpoint(db, gid, seq, checkpoint.engine_tag(game), checkpoint.encode(now))
     store.close()
 
 
@@ -540,14 +593,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(f"with the phone view on and {PAGES} pages open ({with_pages.page_events} updates each):")
         report_latency(with_pages)
         report_phone_memory(work)
-        fresh = start_up(work / "empty")
-        print(f"start to first frame, empty store: {fresh.seconds_to_ready:.2f} s; "
-              f"peak resident memory {fresh.peak_rss_mb:.1f} MB")
         header, lines = long_race(LONG_GAME)
-        store_long_game(work / "long", header, lines)
-        resumed = start_up(work / "long")
-        print(f"start to first frame, resuming a {LONG_GAME}-line game: {resumed.seconds_to_ready:.2f} s; "
-              f"peak resident memory {resumed.peak_rss_mb:.1f} MB")
+        report_start(work, header, lines)
         text = format_record(header, lines)
         started = time.perf_counter()
         replay_text(text)

@@ -30,16 +30,21 @@ True
 
 from __future__ import annotations
 
+import logging
 import random
+import sqlite3
 from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from companion.checkpoint import EVERY, Incompatible, decode, encode, engine_tag
 from companion.dice import chained, rolled
 from companion.exc import NothingToRedo, NothingToUndo
 from companion.games.base import Game, IllegalLine, Line, Outcome, Prompt, Roll
 from companion.record import Header, format_record, replay_text, summarise
 from companion.store import Entry, MadeRoll, Store
+
+log = logging.getLogger(__name__)
 
 RECENT = 32  # states kept for instant undo
 CHECKPOINTS = 16  # at most this many older states, spread evenly over the game
@@ -62,6 +67,7 @@ class Session:
         self._recent: deque[tuple[int, Any]] = deque(maxlen=RECENT)
         self._checkpoints: dict[int, Any] = {0: self.state}
         self._spacing = 64
+        self._stale = False  # the store holds checkpoints that no longer match: renew
         #: The state before the latest entry logged (not redone) and its lines, so that a
         #: screen can say what it did; ``None`` after undo or redo.
         self.played: tuple[Any, tuple[Line, ...]] | None = None
@@ -269,7 +275,8 @@ class Session:
             self._advance(redo.seq, state)
             self.played = played
             return
-        head = self.store.push(self.gid, texts, rolled, over, winners, made)
+        head = self.store.push(self.gid, texts, rolled, over, winners, made,
+                               self._checkpoint_for(self.head + 1, state))
         # Checkpoints past an undo point belong to the dropped branch.
         self._checkpoints = {k: v for k, v in self._checkpoints.items() if k < head}
         self._advance(head, state)
@@ -328,6 +335,10 @@ class Session:
             return self._recent.pop()[1]
         base = max(k for k in self._checkpoints if k <= head)
         state = self._checkpoints[base]
+        if head - base > EVERY:  # further back than memory keeps: the store's checkpoint
+            stored = self._stored(head)
+            if stored is not None and stored[0] > base:
+                base, state = stored
         # Keep the last states rebuilt on the way: the next undo presses need them, and
         # rebuilding from the checkpoint on every press is quadratic in a long walk back.
         while self._recent and self._recent[-1][0] >= base:
@@ -339,12 +350,58 @@ class Session:
         return state
 
     def _goto(self, head: int) -> None:
-        """Replay the stored entries up to ``head`` (on open)."""
-        for entry in self.store.entries(self.gid, head):
+        """Reach ``head`` on opening: from the store's latest checkpoint that matches the
+        record, replaying only the entries after it. After a long replay, or when stale
+        checkpoints were found, the state reached is kept as the game's one checkpoint."""
+        stored = self._stored(head)
+        if stored is not None:
+            self.head, self.state = stored
+            self._checkpoints[self.head] = self.state
+        start = self.head
+        for entry in self.store.entries(self.gid, head, start + 1):
             state = self.state
             for text in entry.lines:
                 state = self.game.apply(state, Line.parse(text))
             self._advance(entry.seq, state)
+        if self._stale or self.head - start > EVERY:
+            self._renew()
+
+    def _stored(self, upto: int) -> tuple[int, Any] | None:
+        """The latest stored checkpoint at or before entry ``upto`` that matches the record
+        and this code, read back; ``None`` when there is none. Notes stale ones found."""
+        found, stale = self.store.stored_state(self.gid, upto, engine_tag(self.game))
+        self._stale = self._stale or stale
+        if found is None:
+            return None
+        try:
+            return found.seq, decode(self.game, found.state)
+        except Incompatible as err:
+            log.warning("game %s: checkpoint at entry %s dropped: %s", self.gid, found.seq, err)
+            self._stale = True
+            return None
+
+    def _renew(self) -> None:
+        """Keep the current state as the game's only checkpoint. A failure costs only speed:
+        the next opening replays again."""
+        kept = self._checkpoint_for(self.head, self.state, always=True) if self.head else None
+        if kept is None:
+            return
+        try:
+            self.store.renew_stored_state(self.gid, self.head, *kept)
+            self._stale = False
+        except sqlite3.Error as err:
+            log.info("game %s: checkpoint not kept: %s", self.gid, err)
+
+    def _checkpoint_for(self, seq: int, state: Any, always: bool = False) -> tuple[str, str] | None:
+        """What the store keeps as the checkpoint after entry ``seq``: every :data:`EVERY`
+        entries (or ``always``), the state as (engine, text); ``None`` otherwise."""
+        if seq % EVERY and not always:
+            return None
+        try:
+            return engine_tag(self.game), encode(state)
+        except (TypeError, ValueError) as err:  # an engine with a kind of value not kept
+            log.warning("game %s: no checkpoint: %s", self.gid, err)
+            return None
 
 
 def audited_lines(store: Store, gid: int, head: int) -> list[str]:

@@ -14,7 +14,6 @@ import errno
 import os
 import pathlib
 import sqlite3
-import tempfile
 from collections.abc import Callable
 
 from companion.exc import ConfigError, StateUnavailable
@@ -84,9 +83,12 @@ def prepare(directory: pathlib.Path, store: str) -> None:
         raise ConfigError(store, "(store)", "is a directory, not a file")
     if os.path.exists(store) and not os.access(store, os.R_OK | os.W_OK):
         raise ConfigError(store, "(store)", "cannot be read and written by this user")
-    try:  # creating a file is what SQLite will do next (its -wal and -journal)
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".companion-probe-"):
-            pass
+    # Creating a file is what SQLite will do next (its -wal and -journal). Not tempfile:
+    # it would import shutil and more at every start, for one file in our own directory.
+    probe = folder / f".companion-probe-{os.getpid()}"
+    try:
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+        probe.unlink()
     except OSError as err:
         raise failure(folder, err, "cannot be written") from None
 

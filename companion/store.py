@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -67,6 +68,26 @@ CREATE TABLE IF NOT EXISTS rolls (
     PRIMARY KEY (game, n)
 ) WITHOUT ROWID;
 """
+# State checkpoints (companion/checkpoint.py): a cache of the state after entry ``seq``, kept
+# so that resuming replays only the entries after it. ``digest`` sums up the header and every
+# entry's lines up to ``seq`` (:class:`Digest`), so a checkpoint that no longer matches the
+# record is found and dropped; ``engine`` names the code that wrote ``state``. A new table,
+# so no migration step: a store from before simply has none yet, and an older program
+# ignores the table (a checkpoint it leaves stale fails its digest here).
+CHECKPOINTS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS checkpoints (
+    game INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    digest TEXT NOT NULL,
+    engine TEXT NOT NULL,
+    state TEXT NOT NULL,
+    PRIMARY KEY (game, seq)
+) WITHOUT ROWID;
+"""
+#: Entries that SQLite joins into one text for a record's digest (bounded memory, few steps).
+LINK = 256
+#: Tables that only cache what the record says: never carried by salvage.
+CACHES = frozenset({"checkpoints"})
 # SCHEMA is version 0 of the store and stays as it is; MIGRATIONS (below the class) bring
 # any store, new or old, up to date on opening. A new table needs no step: add it to SCHEMA
 # with CREATE TABLE IF NOT EXISTS. A change to an existing table (a column, an index, data
@@ -101,6 +122,15 @@ class MadeRoll:
     lines: tuple[str, ...]
     again: bool = False
     n: int = 0
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A game's state after entry ``seq`` as ``engine`` wrote it (companion/checkpoint.py)."""
+
+    seq: int
+    engine: str
+    state: str
 
 
 @dataclass(frozen=True)
@@ -141,7 +171,7 @@ class Store:
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.row_factory = sqlite3.Row
             try:
-                self.db.executescript(SCHEMA + ROLLS_SCHEMA)
+                self.db.executescript(SCHEMA + ROLLS_SCHEMA + CHECKPOINTS_SCHEMA)
                 self._migrate()
             except sqlite3.OperationalError as err:
                 # A file opened read-only (a damaged store set aside, read for salvage) is
@@ -224,16 +254,22 @@ class Store:
         return cur.lastrowid
 
     def push(self, gid: int, lines: Sequence[str], rolled: bool, over: bool,
-             winners: Sequence[str], made: MadeRoll | None = None) -> int:
+             winners: Sequence[str], made: MadeRoll | None = None,
+             state: tuple[str, str] | None = None) -> int:
         """Append an entry after ``head``, dropping the redo stack; the new head.
-        ``made``: a device roll just made, kept in the dice audit in the same transaction."""
+        ``made``: a device roll just made, kept in the dice audit in the same transaction.
+        ``state``: the state after this entry as (engine, text), kept as a checkpoint."""
         with self._write() as db:
             head = self._head(db, gid) + 1
             db.execute("DELETE FROM entries WHERE game = ? AND seq >= ?", (gid, head))
+            # The redo stack's checkpoints follow entries that are gone.
+            db.execute("DELETE FROM checkpoints WHERE game = ? AND seq >= ?", (gid, head))
             db.execute("INSERT INTO entries (game, seq, lines, rolled) VALUES (?, ?, ?, ?)",
                        (gid, head, "\n".join(lines), int(rolled)))
             self._move(db, gid, head, over, winners)
             self._keep_roll(db, gid, made)
+            if state is not None:
+                self._keep_checkpoint(db, gid, head, *state)
         self._committed(over)
         return head
 
@@ -269,6 +305,76 @@ class Store:
                    " (?, (SELECT COALESCE(MAX(n), 0) + 1 FROM rolls WHERE game = ?), ?, ?, ?)",
                    (gid, gid, made.seq, "\n".join(made.lines), int(made.again)))
 
+    # --- checkpoints: a cache of states, checked against the record before use ---
+
+    def stored_state(self, gid: int, upto: int, engine: str) -> tuple[Checkpoint | None, bool]:
+        """The latest checkpoint at or before entry ``upto`` that ``engine`` wrote and that
+        matches the record; and whether the game has checkpoints up to there that do not
+        match it (stale: :meth:`renew_stored_state` replaces them).
+
+        Checking reads the game's lines up to the checkpoint once, joined by SQLite a block
+        at a time (no replay): about 10 ms of CPU for 10,000 entries on a PC.
+        """
+        try:
+            found = [(seq, digest, tag) for seq, digest, tag in self.db.execute(
+                "SELECT seq, digest, engine FROM checkpoints WHERE game = ? AND seq <= ?"
+                " ORDER BY seq", (gid, upto))]
+        except sqlite3.DatabaseError:  # a store that has no such table (read-only, older)
+            return None, False
+        if not found:
+            return None, False
+        digests = self._digests(self.db, gid, [seq for seq, _, _ in found])
+        sound = [(seq, tag) for seq, digest, tag in found if digests[seq] == digest]
+        usable = [seq for seq, tag in sound if tag == engine]
+        stale = len(sound) < len(found)
+        if not usable:  # none sound, or all from other code: replaced after a replay
+            return None, True
+        row = self.db.execute("SELECT state FROM checkpoints WHERE game = ? AND seq = ?",
+                              (gid, usable[-1])).fetchone()
+        if not isinstance(row[0], str):
+            return None, True
+        return Checkpoint(usable[-1], engine, row[0]), stale
+
+    def renew_stored_state(self, gid: int, seq: int, engine: str, state: str) -> None:
+        """Drop every checkpoint of the game and keep this one (after a replay on opening
+        found none that could be used)."""
+        with self._write() as db:
+            db.execute("DELETE FROM checkpoints WHERE game = ?", (gid,))
+            self._keep_checkpoint(db, gid, seq, engine, state)
+
+    def _keep_checkpoint(self, db: sqlite3.Connection, gid: int, seq: int, engine: str,
+                         state: str) -> None:
+        # Going on from the checkpoint before it: only the entries since then are read.
+        known = db.execute("SELECT seq, digest FROM checkpoints WHERE game = ? AND seq < ?"
+                           " ORDER BY seq DESC LIMIT 1", (gid, seq)).fetchone()
+        digest = self._digests(db, gid, [seq], None if known is None else (known[0], known[1]))[seq]
+        db.execute("INSERT OR REPLACE INTO checkpoints (game, seq, digest, engine, state)"
+                   " VALUES (?, ?, ?, ?, ?)", (gid, seq, digest, engine, state))
+
+    @staticmethod
+    def _digests(db: sqlite3.Connection, gid: int, seqs: Sequence[int],
+                 known: tuple[int, object] | None = None) -> dict[int, str]:
+        """The record's digest after each entry in ``seqs`` (ascending): a checksum of the
+        header and of every entry's number and lines in turn (:class:`Digest`). ``known``:
+        an entry and the digest after it, to go on from (from the header otherwise)."""
+        going_on = None if known is None else Digest.read(known[1])
+        if known is None or going_on is None:  # a damaged digest: from the start
+            row = db.execute("SELECT header FROM games WHERE id = ?", (gid,)).fetchone()
+            done, digest = 0, Digest().add(row[0] if row is not None else "")
+        else:
+            done, digest = known[0], going_on
+        out: dict[int, str] = {}
+        for seq in seqs:
+            while done < seq:  # SQLite joins the lines a block at a time: few Python steps
+                last = min(seq, done + LINK)
+                digest = digest.add(db.execute(
+                    "SELECT char(10) || group_concat(line, char(10)) FROM (SELECT seq || ' ' ||"
+                    " lines AS line FROM entries WHERE game = ? AND seq BETWEEN ? AND ?"
+                    " ORDER BY seq)", (gid, done + 1, last)).fetchone()[0])
+                done = last
+            out[seq] = str(digest)
+        return out
+
     def set_status(self, gid: int, status: str) -> None:
         """Mark a game abandoned (or playing again)."""
         with self._write() as db:
@@ -288,6 +394,7 @@ class Store:
     def carry(self, rows: Mapping[str, Sequence[Mapping[str, object]]]) -> None:
         """Store rows read from a damaged store, table by table, in one transaction.
 
+        Caches (checkpoints) are not carried: they are rebuilt from the record.
         Each row gives its values by column name; the columns this store's table has are
         copied, the others dropped, a missing one takes its default. So tables and columns
         that later versions add are carried without changing this code. A row that
@@ -295,6 +402,8 @@ class Store:
         """
         with self._write() as db:
             for table, found in rows.items():
+                if table in CACHES:
+                    continue
                 names = set(self.columns(table))
                 for row in found:
                     keys = [k for k in row if k in names]
@@ -412,6 +521,38 @@ def _entry(gid: int, seq: int, text: object, rolled: object) -> Entry:
     if not isinstance(text, str) or rolled not in (0, 1):
         raise Unreadable(f"game {gid} entry {seq} cannot be read: its lines are not text")
     return Entry(seq, tuple(text.split("\n")), bool(rolled))
+
+
+@dataclass(frozen=True)
+class Digest:
+    """A running checksum of a record's text: CRC-32 and Adler-32 (64 bits in all), each
+    able to go on from a stored value, so a checkpoint's digest is made from the one before.
+
+    It tells a checkpoint that no longer matches its record from one that does (changes by
+    accident or by another program, not by an adversary: the state directory is trusted).
+    zlib is loaded already (PIL); hashlib would load OpenSSL, 3.5 MB resident.
+
+    >>> str(Digest().add("game microbot-racers").add("\\n1 table roll 3 2"))
+    'fe7048bb006b0ca8'
+    """
+
+    crc: int = 0
+    adler: int = 1
+
+    def add(self, text: object) -> Digest:
+        data = str(text).encode("utf-8", "surrogatepass")
+        return Digest(zlib.crc32(data, self.crc), zlib.adler32(data, self.adler))
+
+    def __str__(self) -> str:
+        return f"{self.crc:08x}{self.adler:08x}"
+
+    @classmethod
+    def read(cls, stored: object) -> Digest | None:
+        """A digest as :meth:`__str__` wrote it; ``None`` for anything else."""
+        if not (isinstance(stored, str) and len(stored) == 16
+                and all(c in "0123456789abcdef" for c in stored)):
+            return None
+        return cls(int(stored[:8], 16), int(stored[8:], 16))
 
 
 def utf8(raw: bytes) -> bool:
