@@ -94,10 +94,12 @@ def test_mangled_real_records_never_crash_replay(path: pathlib.Path, seed: int) 
     replay(mangle(path.read_bytes(), random.Random(seed)))
 
 
-def test_every_real_record_replays_and_a_thousand_mangled_ones_each_get_an_answer() -> None:
+def test_every_real_record_replays_and_mangled_ones_each_get_an_answer() -> None:
+    # 300 mangled records with seed 7 reach every answer (8 legal, 62 illegal, 230
+    # unreadable); the test above mangles 300 more, drawn by hypothesis.
     rng = random.Random(7)
     answers = {0: 0, 1: 0, 2: 0}
-    for _ in range(1000):
+    for _ in range(300):
         status, _, _ = replay(mangle(rng.choice(GOLDEN).read_bytes(), rng))
         answers[status] += 1
     assert answers[1] > 0 and answers[2] > 0  # the noise reached both kinds of refusal

@@ -2,8 +2,8 @@
 the full run.
 
 Eight kills with seed 3 are two inside a store write (at its COMMIT) and six at random
-moments, over more than 100 acknowledged actions: each kind of kill, each checked for every
-acknowledged line and the resumed state. More kills repeat those kinds; each costs a
+moments, over tens to hundreds of acknowledged actions: each kind of kill, each checked for
+every acknowledged line and the resumed state. More kills repeat those kinds; each costs a
 daemon start, so the many-kill run is the command above.
 """
 
@@ -28,7 +28,9 @@ def test_kills_at_random_and_inside_writes_lose_no_acknowledged_action(tmp_path:
     assert tally.problems == []
     assert tally.lost == 0
     assert tally.kills == 8 and 0 < tally.in_writes < 8
-    assert tally.acknowledged > 100
+    # Kills land in play, not only at start. How many actions a kill at a random moment
+    # finds acknowledged depends on the machine's speed: 170 here when quiet, 38 under load.
+    assert tally.acknowledged > 3 * tally.kills
 
 
 @pytest.mark.parametrize(("moment", "kept"), [("before", 0), ("after", 1)])
