@@ -122,14 +122,17 @@ def partial(ask: Roll, faces: tuple[int, ...]) -> str:
     return ", ".join(f"{label} {face}" for label, face in zip(ask.labels, shown))
 
 
-def fill(game: Game[Any], state: Any, ask: Roll,
+def fill(session: Session, ask: Roll,
          faces: tuple[int, ...]) -> tuple[list[tuple[Roll, Line]], Roll, tuple[int, ...]]:
     """Fill ``ask`` and the rolls the same actor is asked for after it, in order.
 
     Returns the lines the faces complete (with the roll each answers), the roll still
     waiting, and the faces already given for it. Faces left over when nothing more is
     asked raise :class:`ConsoleRefused`; faces the rules refuse, their :class:`IllegalLine`.
+    The lines are checked through the session, so that logging them next applies none of
+    them again.
     """
+    game = session.game
     done: list[tuple[Roll, Line]] = []
     current = ask
     while len(faces) >= len(current.sides):
@@ -137,8 +140,8 @@ def fill(game: Game[Any], state: Any, ask: Roll,
         chunk, faces = faces[:count], faces[count:]
         check_faces(current, chunk)
         line = current.line(chunk)
-        state = game.apply(state, line)
         done.append((current, line))
+        state = session.after([line for _, line in done])
         after = chained(game, state, ask.actor)
         if after is None:
             if faces:
@@ -180,7 +183,7 @@ def echoed(tokens: list[str], session: Session | None, new_game: bool) -> bool:
 def plays(session: Session, tokens: list[str]) -> bool:
     """Whether the rules would take these words as an action line now."""
     try:
-        session.game.apply(session.state, Line(tokens[0], tokens[1], tuple(tokens[2:])))
+        session.after([Line(tokens[0], tokens[1], tuple(tokens[2:]))])  # kept for logging it
     except IllegalLine:
         return False
     return True
@@ -324,7 +327,7 @@ class Console:
         earlier = self.waiting
         if earlier is not None and earlier == Waiting(session.gid, session.head, ask, earlier.faces):
             faces = earlier.faces + faces
-        done, current, left = fill(session.game, session.state, ask, faces)
+        done, current, left = fill(session, ask, faces)
         if done:
             session.play([line for _, line in done])
         said = [str(line) for _, line in done]

@@ -220,8 +220,11 @@ class Session:
         key = tuple(lines)
         known = self._checked()
         if key not in known:
-            state = self.state
-            for line in key:
+            # From the longest part already checked: dice filled in line by line (a die
+            # reader's faces) apply each line once too.
+            start = max((n for n in range(1, len(key)) if key[:n] in known), default=0)
+            state = known[key[:start]] if start else self.state
+            for line in key[start:]:
                 state = self.game.apply(state, line)
             if len(known) >= AHEAD:  # many lines tried at one prompt: keep the latest only
                 known.clear()

@@ -21,6 +21,7 @@ from companion.store import Store
 from companion.ui.draw import blank, recording
 from companion.ui.driver import Driver
 from companion.ui.play import PlayScreen
+from tests.consoles import ConsoleBox
 from tests.harness import Harness, Host
 from tests.playout import answer, players_for
 
@@ -171,3 +172,19 @@ def test_redrawing_and_moving_the_cursor_read_nothing_from_the_store(tmp_path: p
     assert isinstance(screen, PlayScreen) and screen.items()[0].label.startswith("Use ")
     assert statements == []
     box.close()
+
+
+def test_dice_from_a_reader_are_applied_once_even_a_die_at_a_time(
+        tmp_path: pathlib.Path, applied: list[Line]) -> None:
+    """The console checks faces as they come (a chain of rolls in one line, or one die a
+    line) and logs the entry once it is whole: each line is applied once on the way."""
+    box = ConsoleBox(tmp_path)
+    box.ok("game leaf-climbers", "players Ann Bob")
+    applied.clear()
+    assert box.ok("dice 2 3 3 1 1") == ["table drop 2; table leaf 3 3; table leaf 1 1"]
+    assert [str(line) for line in applied] == ["table drop 2", "table leaf 3 3", "table leaf 1 1"]
+    box.ok("game microbot-racers", "players Ann Bob")
+    applied.clear()
+    assert box.ok("die 6") == ["waiting for 1 more face(s): Ann 6, Bob ?"]
+    assert box.ok("die 2") == ["table roll 6 2"]
+    assert [str(line) for line in applied] == ["table roll 6 2"]
