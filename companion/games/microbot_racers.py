@@ -347,9 +347,9 @@ class MicrobotRacers(Game[State]):
         if state.phase == "pick":
             picker = self._picker(state)
             mine = sum(1 for s, _ in state.picks if s == picker) + 1
-            answers = tuple(
-                Choice(a, Line(names[picker], "pick", (a,))) for a in self._free(state)
-                if self._fast_enough(state.robots[picker], a)
+            answers = tuple(  # the actions apply's own test lets through
+                Choice(a, Line(names[picker], "pick", (a,))) for a in SIDES[state.side]
+                if self._pick_refusal(state, picker, a) is None
             ) + (Choice("pass", Line(names[picker], "pass")),)
             claims = tuple(
                 Choice(f"{names[s]} takes P1", Line(names[s], "first"), "both lose it")
@@ -361,7 +361,7 @@ class MicrobotRacers(Game[State]):
         robot = state.robots[seat]
         doable: list[Choice] = []
         for action in dict.fromkeys(robot.left):
-            if can_do(robot, action):
+            if self._do_refusal(robot, names[seat], action) is None:
                 hint = f"{chance(robot.health - 2)} to land" if kind(action) == "jump" else ""
                 doable.append(Choice(action, Line(names[seat], "do", (action,)), hint))
                 if action == "repair":
@@ -429,6 +429,30 @@ class MicrobotRacers(Game[State]):
         out.append(Choice(f"{name} switch", Line(name, "switch"), "track changes"))
         return tuple(out)
 
+    def _pick_refusal(self, state: State, seat: int, action: str) -> IllegalLine | None:
+        """Why ``seat`` may not pick ``action`` now; ``None`` when they may. The one test:
+        apply raises it, and the pick prompt offers the actions it lets through."""
+        if action not in SIDES[state.side]:
+            return BadArguments(f"{action!r} is not on the {state.side} side of the action card")
+        if action not in self._free(state):
+            return SpaceTaken(f"{action} already holds a marker this turn")
+        robot = state.robots[seat]
+        if not self._fast_enough(robot, action):
+            return TooFast(f"{action} is longer than {state.players[seat]}'s health of {robot.health}")
+        return None
+
+    @staticmethod
+    def _do_refusal(robot: Robot, name: str, action: str) -> IllegalLine | None:
+        """Why the robot may not carry out ``action`` now; ``None`` when it may (apply
+        raises it; the prompt offers the picked actions it lets through)."""
+        if action not in robot.left:
+            return IllegalLine(f"{name} has no {action} picked this turn")
+        if kind(action) == "jump" and not can_do(robot, action):
+            return NoRunUp(f"{name} needs a move just before a jump")
+        if kind(action) == "drift" and not can_do(robot, action):
+            return DriftTooSoon(f"{name} must move forward between two drifts")
+        return None
+
     # --- line handlers: each returns the new state, or raises ---
 
     def _new_turn(self, state: State) -> State:
@@ -468,13 +492,10 @@ class MicrobotRacers(Game[State]):
         if line.verb == "pass":
             return replace(state, picks=state.picks + ((seat, "pass"),))
         action = line.args[0]
-        if action not in SIDES[state.side]:
-            raise BadArguments(f"{action!r} is not on the {state.side} side of the action card")
-        if action not in self._free(state):
-            raise SpaceTaken(f"{action} already holds a marker this turn")
+        refusal = self._pick_refusal(state, seat, action)
+        if refusal is not None:
+            raise refusal
         robot = state.robots[seat]
-        if not self._fast_enough(robot, action):
-            raise TooFast(f"{action} is longer than {state.players[seat]}'s health of {robot.health}")
         robots = set_robot(state.robots, seat, left=robot.left + (action,))
         return replace(state, picks=state.picks + ((seat, action),), robots=robots)
 
@@ -489,13 +510,9 @@ class MicrobotRacers(Game[State]):
             expect_args(line, 1, "ACTION")
             action, pit = line.args[0], False
         robot = state.robots[seat]
-        name = state.players[seat]
-        if action not in robot.left:
-            raise IllegalLine(f"{name} has no {action} picked this turn")
-        if kind(action) == "jump" and not can_do(robot, action):
-            raise NoRunUp(f"{name} needs a move just before a jump")
-        if kind(action) == "drift" and not can_do(robot, action):
-            raise DriftTooSoon(f"{name} must move forward between two drifts")
+        refusal = self._do_refusal(robot, state.players[seat], action)
+        if refusal is not None:
+            raise refusal
         left = list(robot.left)
         left.remove(action)
         changes: dict[str, Any] = {"left": tuple(left), "last": kind(action)}
