@@ -250,7 +250,8 @@ class PlayScreen(Screen):
             self.by_hand = True
             self.play([ask.line(faces)])
         self.host.push(Numbers(ask.label, numbers, done, first_digit,
-                               carry=not ask.names))  # named faces (squares) never repeat
+                               carry=not ask.names,  # named faces (squares) never repeat
+                               backdrop=self.backdrop))
 
     def fill_form(self, form: Form, values: tuple[int, ...] = ()) -> None:
         """Enter a form's numbers (starting from ``values`` when coming back to change them)."""
@@ -259,7 +260,7 @@ class PlayScreen(Screen):
         def done(got: tuple[int, ...]) -> None:
             self.check(form.line(got), lambda: self.fill_form(form, got))
         title = form.label if form.actor == TABLE else f"{form.actor}: {form.label}"  # whose entry
-        self.host.push(Numbers(title, fields or form.fields, done))
+        self.host.push(Numbers(title, fields or form.fields, done, backdrop=self.backdrop))
 
     def check(self, line: Line, change: Callable[[], None] | None = None) -> None:
         """Log a line the player picked; where the game previews it (a fish sum), show that
@@ -398,13 +399,12 @@ class PlayScreen(Screen):
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
         summary = self.session.summary()
         ask = self.session.prompt()
+        self.top_bar(draw, summary, ask)
         if ask is None or not ask.answers:
             winners = summary["winners"]
-            header(draw, "Game over", corner(summary))
             question = (" & ".join(winners) + (" wins!" if len(winners) == 1 else " win!")
                         if winners else self.session.game.no_winner)
         else:
-            header(draw, ask.actor if ask.actor != "table" else "Table", corner(summary))
             move = self.companion_move(ask)
             question = f"Companion: {move.label}" if move else ask.question
         if self.message:  # a long one (a refusal's reason) takes the panel's place too
@@ -423,6 +423,20 @@ class PlayScreen(Screen):
         hint = item.hint or f"{self.cursor + 1}/{len(items)}"
         label_and_hint(draw, (9, 61), WIDTH - 1, item.label, hint, 12)
         arrows(draw, 0, OPTION_TOP + 2, HEIGHT - 1, self.cursor > 0, self.cursor < len(items) - 1)
+
+    def top_bar(self, draw: ImageDraw.ImageDraw, summary: dict[str, Any], ask: Prompt | None) -> None:
+        """Whose turn (or that the game is over) and the game's corner figure."""
+        if ask is None or not ask.answers:
+            header(draw, "Game over", corner(summary))
+        else:
+            header(draw, ask.actor if ask.actor != "table" else "Table", corner(summary))
+
+    def backdrop(self, draw: ImageDraw.ImageDraw) -> None:
+        """What stays in view while an answer is entered under it: the top bar and the
+        panel (or the latest result), where they are on this screen."""
+        summary = self.session.summary()
+        self.top_bar(draw, summary, self.session.prompt())
+        self.figures(draw, summary)
 
     def figures(self, draw: ImageDraw.ImageDraw, summary: dict[str, Any]) -> None:
         """The game's panel, or the latest result in words in its place (for about 2 s)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeAlias
 
 from PIL import ImageDraw
 
@@ -25,9 +25,15 @@ from companion.ui.draw import (
     fit,
     header,
     label_and_hint,
+    length,
+    notice,
+    rendered,
     text,
     wrap,
 )
+
+#: Draws what stays on screen around a widget that takes only the lower rows.
+Backdrop: TypeAlias = Callable[[ImageDraw.ImageDraw], None]
 
 
 class Host(Protocol):
@@ -119,6 +125,24 @@ class Menu(Screen):
             self.cursor = intent.value - 1
 
 
+SHOWN = 4  # numbers side by side; more scroll
+LABELS_BASELINE = 45  # below a backdrop: the question's baseline on the play screen
+VALUES_TOP = 48  # below a backdrop: the answer's rows (the last two pages of the panel's memory)
+
+
+def value_size(word: str, width: int) -> tuple[int, int]:
+    """The largest type (and its baseline) in which a value fits ``width`` and the rows
+    under :data:`VALUES_TOP`, a clear row round its ink."""
+    for size in (20, 16):
+        if fit(word, size, width) == word:
+            mask, _, top = rendered(word, size, "ms")
+            height = mask.height if mask is not None else 0
+            baseline = HEIGHT - 1 - (height + top) - 1  # the ink's last row clear of the bottom
+            if baseline + top >= VALUES_TOP + 1:
+                return size, baseline
+    return 12, HEIGHT - 4
+
+
 class Numbers(Screen):
     """Enter several numbers (dice faces, a form's fields), one at a time.
 
@@ -129,11 +153,14 @@ class Numbers(Screen):
 
     def __init__(self, title: str, numbers: Sequence[Field],
                  done: Callable[[tuple[int, ...]], None], first_digit: int | None = None,
-                 carry: bool = False) -> None:
+                 carry: bool = False, backdrop: Backdrop | None = None) -> None:
         """``carry``: each number starts at the one before when first reached (dice:
-        doubles, and faces read in order, take fewer presses; random faces no more)."""
+        doubles, and faces read in order, take fewer presses; random faces no more).
+        ``backdrop``: the screen the numbers answer keeps its top bar and panel in view,
+        and the numbers take only the question's and the answer's rows under them."""
         self.title = title
         self.carry = carry
+        self.backdrop = backdrop
         self.reached = 0
         self.numbers = tuple(numbers)
         self.values = [n.default if n.default is not None else n.low for n in numbers]
@@ -147,6 +174,10 @@ class Numbers(Screen):
             self._type(first_digit)
 
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
+        if self.backdrop is not None:
+            self.backdrop(draw)
+            self.draw_below(draw)
+            return
         header(draw, self.title, f"{self.at + 1}/{len(self.numbers)}")
         count = len(self.numbers)
         width = WIDTH // max(count, 1) if count <= 4 else WIDTH // 4
@@ -169,6 +200,39 @@ class Numbers(Screen):
             text(draw, (2, 62), self.message, 10, BLACK)
         else:
             label_and_hint(draw, (2, 62), WIDTH - 2, "select: OK" if last else "select: next", span, 10)
+
+    def draw_below(self, draw: ImageDraw.ImageDraw) -> None:
+        """The numbers in the rows of a question and its answer, so that entering them
+        changes only those rows: in the question's row, what is entered (whose, for a
+        form) and the label and range of the number at hand; in the answer's row, the
+        values in large type, the one at hand lit."""
+        width = WIDTH // min(max(len(self.numbers), 1), SHOWN)
+        first = max(0, self.at - SHOWN + 1)
+        if self.message:  # a digit it cannot take, or right at the last number
+            notice(draw, LABELS_BASELINE, self.message)
+        else:
+            self.draw_title(draw)
+        for col, (spec, value) in enumerate(list(zip(self.numbers, self.values))[first:first + SHOWN]):
+            x = col * width
+            here = first + col == self.at
+            word = spec.word(value)
+            size, baseline = value_size(word, width - 4)
+            if here:  # as narrow as the value allows: moving on repaints few columns
+                half = min(width // 2 - 1, max(int(length(word, size)) // 2 + 4, 12))
+                middle = x + width // 2
+                draw.rectangle((middle - half, VALUES_TOP, middle + half - 1, HEIGHT - 1), fill=WHITE)
+            text(draw, (x + width // 2, baseline), word, size, BLACK if here else WHITE, width - 4,
+                 anchor="ms")
+
+    def draw_title(self, draw: ImageDraw.ImageDraw) -> None:
+        """The title, and beside it the number at hand: its label and range if they fit,
+        else its label alone (the title always wins)."""
+        spec = self.numbers[self.at]
+        span = f"{spec.label}: {spec.word(spec.low)}-{spec.word(spec.high)}"
+        for size, hint in ((11, span), (11, spec.label), (10, spec.label)):
+            if length(self.title, size) + 4 + length(hint, 10) <= WIDTH - 4:
+                break
+        label_and_hint(draw, (2, LABELS_BASELINE), WIDTH - 2, self.title, hint, size)
 
     def on(self, intent: Intent, host: Host) -> None:
         spec = self.numbers[self.at]
