@@ -18,7 +18,11 @@ only ``display()`` replaced: persist, rotation, contrast, hide/show and clean-up
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
+from itertools import groupby
 from typing import Any
 
 from luma.core.device import device as luma_device
@@ -73,14 +77,11 @@ def changed_spans(old: list[bytes] | None, new: list[bytes]) -> list[Span]:
     """Per page, the smallest column span that covers every changed byte."""
     spans = []
     for page, row in enumerate(new):
-        before = old[page] if old is not None else None
-        if before == row:
-            continue
-        if before is None:
+        if old is None:
             spans.append(Span(page, 0, COLUMNS - 1))
-            continue
-        diff = [x for x in range(COLUMNS) if before[x] != row[x]]
-        spans.append(Span(page, diff[0], diff[-1]))
+        elif old[page] != row:
+            changed = differing(old[page], row)
+            spans.append(Span(page, COLUMNS - len(changed.lstrip(b"\0")), len(changed.rstrip(b"\0")) - 1))
     return spans
 
 
@@ -95,20 +96,30 @@ def changed_runs(old: list[bytes] | None, new: list[bytes], gap: int) -> list[Sp
     """
     if old is None:
         return changed_spans(old, new)
-    runs = []
-    for page, row in enumerate(new):
-        before = old[page]
-        if before == row:
-            continue
-        diff = [x for x in range(COLUMNS) if before[x] != row[x]]
-        first = last = diff[0]
-        for x in diff[1:]:
-            if x - last > gap:
-                runs.append(Span(page, first, last))
-                first = x
-            last = x
-        runs.append(Span(page, first, last))
-    return runs
+    run = run_pattern(gap)
+    return [Span(page, found.start(), found.end() - 1) for page, row in enumerate(new)
+            if old[page] != row for found in run.finditer(differing(old[page], row))]
+
+
+def page_spans(runs: list[Span]) -> list[Span]:
+    """One span a page over that page's runs (what :func:`changed_spans` finds)."""
+    spans = []
+    for page, on_page in groupby(runs, lambda run: run.page):
+        row = list(on_page)
+        spans.append(Span(page, row[0].first, row[-1].last))
+    return spans
+
+
+def differing(before: bytes, after: bytes) -> bytes:
+    """A zero byte where two rows agree (computed on whole rows at once: a column at a
+    time in Python would cost more than the rest of a press)."""
+    return (int.from_bytes(before, "big") ^ int.from_bytes(after, "big")).to_bytes(len(after), "big")
+
+
+@cache
+def run_pattern(gap: int) -> re.Pattern[bytes]:
+    """Changed bytes (non-zero in :func:`differing`) with fewer than ``gap`` zeros between."""
+    return re.compile(rb"[^\0](?:\0{0,%d}[^\0])*" % (gap - 1))
 
 
 @dataclass(frozen=True)
@@ -181,7 +192,7 @@ def stacked_windows(runs: list[Span]) -> list[Window]:
         best: tuple[int, Window, Window] | None = None
         for window in above:
             grown = Window(window.top, page, min(window.first, run.first), max(window.last, run.last))
-            gain = plan_cost([window, alone]) - plan_cost([grown])
+            gain = plan_cost((window, alone)) - plan_cost((grown,))
             if gain >= 0 and (best is None or gain > best[0]):
                 best = (gain, window, grown)
         if best is None:
@@ -192,7 +203,7 @@ def stacked_windows(runs: list[Span]) -> list[Window]:
     return done + above + here
 
 
-def plan_cost(windows: list[Window]) -> int:
+def plan_cost(windows: Sequence[Window]) -> int:
     """Bytes on the wire to send these SSD1306 windows."""
     return sum(window_cost((w.bottom - w.top + 1) * (w.last - w.first + 1)) for w in windows)
 
@@ -249,9 +260,10 @@ class PagedSSD1306(ChangedPages, luma_ssd1306):  # type: ignore[misc]
     def send(self, old: list[bytes] | None, pages: list[bytes]) -> None:
         """The cheaper on the wire of two plans: windows over runs of whole-page spans (never
         more than a full frame), and windows over each page's changed runs."""
-        spans = ssd1306_windows(changed_spans(old, pages))
-        runs = stacked_windows(changed_runs(old, pages, SSD1306_GAP))
-        for window in runs if plan_cost(runs) < plan_cost(spans) else spans:
+        runs = changed_runs(old, pages, SSD1306_GAP)
+        spans = ssd1306_windows(page_spans(runs))
+        stacked = stacked_windows(runs)
+        for window in stacked if plan_cost(stacked) < plan_cost(spans) else spans:
             self._window(window.first, window.last, window.top, window.bottom)
             self.data(list(b"".join(pages[page][window.first:window.last + 1]
                                     for page in range(window.top, window.bottom + 1))))
