@@ -82,6 +82,12 @@ def result_banner(draw: ImageDraw.ImageDraw, words: str) -> None:
         text(draw, (2, baseline), row, size, BLACK)
 
 
+def question_line(draw: ImageDraw.ImageDraw, question: str) -> None:
+    """The question, in smaller type if it is long."""
+    size = 11 if length(question, 11) <= WIDTH - 4 else 10
+    text(draw, (2, QUESTION_BASELINE), question, size)
+
+
 class PlayScreen(Screen):
     """A game in progress. Its menu is rebuilt from the prompt after every change."""
 
@@ -251,7 +257,7 @@ class PlayScreen(Screen):
             self.play([ask.line(faces)])
         self.host.push(Numbers(ask.label, numbers, done, first_digit,
                                carry=not ask.names,  # named faces (squares) never repeat
-                               backdrop=self.backdrop))
+                               backdrop=self.backdrop, question=self.question_row))
 
     def fill_form(self, form: Form, values: tuple[int, ...] = ()) -> None:
         """Enter a form's numbers (starting from ``values`` when coming back to change them)."""
@@ -400,21 +406,13 @@ class PlayScreen(Screen):
         summary = self.session.summary()
         ask = self.session.prompt()
         self.top_bar(draw, summary, ask)
-        if ask is None or not ask.answers:
-            winners = summary["winners"]
-            question = (" & ".join(winners) + (" wins!" if len(winners) == 1 else " win!")
-                        if winners else self.session.game.no_winner)
-        else:
-            move = self.companion_move(ask)
-            question = f"Companion: {move.label}" if move else ask.question
         if self.message:  # a long one (a refusal's reason) takes the panel's place too
             if len(wrap(self.message, 11)) == 1:
                 self.figures(draw, summary)
             notice(draw, QUESTION_BASELINE, self.message)
         else:
             self.figures(draw, summary)
-            size = 11 if length(question, 11) <= WIDTH - 4 else 10  # a long question: smaller
-            text(draw, (2, QUESTION_BASELINE), question, size)
+            question_line(draw, self.question(summary, ask))
         items = self.items()
         if not items:
             return
@@ -423,6 +421,19 @@ class PlayScreen(Screen):
         hint = item.hint or f"{self.cursor + 1}/{len(items)}"
         label_and_hint(draw, (9, 61), WIDTH - 1, item.label, hint, 12)
         arrows(draw, 0, OPTION_TOP + 2, HEIGHT - 1, self.cursor > 0, self.cursor < len(items) - 1)
+
+    def question(self, summary: dict[str, Any], ask: Prompt | None) -> str:
+        """The question in words: the prompt's, the companion's move, or who won."""
+        if ask is None or not ask.answers:
+            winners = summary["winners"]
+            return (" & ".join(winners) + (" wins!" if len(winners) == 1 else " win!")
+                    if winners else self.session.game.no_winner)
+        move = self.companion_move(ask)
+        return f"Companion: {move.label}" if move else ask.question
+
+    def question_row(self, draw: ImageDraw.ImageDraw) -> None:
+        """The question's row as this screen draws it (kept under dice being entered)."""
+        question_line(draw, self.question(self.session.summary(), self.session.prompt()))
 
     def top_bar(self, draw: ImageDraw.ImageDraw, summary: dict[str, Any], ask: Prompt | None) -> None:
         """Whose turn (or that the game is over) and the game's corner figure."""

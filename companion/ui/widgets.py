@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol, TypeAlias
 
 from PIL import ImageDraw
@@ -130,6 +131,36 @@ LABELS_BASELINE = 45  # below a backdrop: the question's baseline on the play sc
 VALUES_TOP = 48  # below a backdrop: the answer's rows (the last two pages of the panel's memory)
 
 
+LABEL_GAP = 3  # between a label and the value beside it
+BOX_MARGIN = 4  # columns lit either side of the value at hand
+VALUE_BASELINE = HEIGHT - 2  # 20 px figures, a clear row above and below them
+
+
+@lru_cache(maxsize=256)
+def widest(spec: Field) -> int:
+    """The widest of a number's values in 20 px type."""
+    return max(int(length(spec.word(v), 20)) for v in range(spec.low, spec.high + 1))
+
+
+def labels_fit(spec: Field, width: int) -> bool:
+    """Whether the label and every value of ``spec`` (20 px, the rows of the answer) fit
+    side by side in ``width``."""
+    if any(value_size(spec.word(v), WIDTH)[0] != 20 for v in range(spec.low, spec.high + 1)):
+        return False
+    return length(spec.label, 10) + LABEL_GAP + widest(spec) + 2 * BOX_MARGIN <= width - 2
+
+
+def draw_value(draw: ImageDraw.ImageDraw, middle: int, word: str, sized: tuple[int, int], here: bool,
+               room: int) -> None:
+    """One value centred on ``middle``; the one at hand lit, at most ``room`` either side
+    (as narrow as the value allows: moving on repaints few columns)."""
+    size, baseline = sized
+    if here:
+        half = min(room, max(int(length(word, size)) // 2 + BOX_MARGIN, 12))
+        draw.rectangle((middle - half, VALUES_TOP, middle + half - 1, HEIGHT - 1), fill=WHITE)
+    text(draw, (middle, baseline), word, size, BLACK if here else WHITE, 2 * room - 2, anchor="ms")
+
+
 def value_size(word: str, width: int) -> tuple[int, int]:
     """The largest type (and its baseline) in which a value fits ``width`` and the rows
     under :data:`VALUES_TOP`, a clear row round its ink."""
@@ -153,14 +184,18 @@ class Numbers(Screen):
 
     def __init__(self, title: str, numbers: Sequence[Field],
                  done: Callable[[tuple[int, ...]], None], first_digit: int | None = None,
-                 carry: bool = False, backdrop: Backdrop | None = None) -> None:
+                 carry: bool = False, backdrop: Backdrop | None = None,
+                 question: Backdrop | None = None) -> None:
         """``carry``: each number starts at the one before when first reached (dice:
         doubles, and faces read in order, take fewer presses; random faces no more).
         ``backdrop``: the screen the numbers answer keeps its top bar and panel in view,
-        and the numbers take only the question's and the answer's rows under them."""
+        and the numbers take only the question's and the answer's rows under them.
+        ``question``: that screen's question row, kept too where each number's label fits
+        beside its value."""
         self.title = title
         self.carry = carry
         self.backdrop = backdrop
+        self.question = question
         self.reached = 0
         self.numbers = tuple(numbers)
         self.values = [n.default if n.default is not None else n.low for n in numbers]
@@ -203,26 +238,30 @@ class Numbers(Screen):
 
     def draw_below(self, draw: ImageDraw.ImageDraw) -> None:
         """The numbers in the rows of a question and its answer, so that entering them
-        changes only those rows: in the question's row, what is entered (whose, for a
-        form) and the label and range of the number at hand; in the answer's row, the
-        values in large type, the one at hand lit."""
+        changes only those rows. The answer's row has the values in large type, the one at
+        hand lit, each with its label beside it where the labels fit: the question stays
+        above them then. Otherwise the question's row says what is entered (whose, for a
+        form) and the label and range of the number at hand."""
         width = WIDTH // min(max(len(self.numbers), 1), SHOWN)
         first = max(0, self.at - SHOWN + 1)
+        shown = list(zip(self.numbers, self.values))[first:first + SHOWN]
+        beside = self.question is not None and all(labels_fit(spec, width) for spec, _ in shown)
         if self.message:  # a digit it cannot take, or right at the last number
             notice(draw, LABELS_BASELINE, self.message)
+        elif beside and self.question is not None:
+            self.question(draw)
         else:
             self.draw_title(draw)
-        for col, (spec, value) in enumerate(list(zip(self.numbers, self.values))[first:first + SHOWN]):
-            x = col * width
-            here = first + col == self.at
-            word = spec.word(value)
-            size, baseline = value_size(word, width - 4)
-            if here:  # as narrow as the value allows: moving on repaints few columns
-                half = min(width // 2 - 1, max(int(length(word, size)) // 2 + 4, 12))
-                middle = x + width // 2
-                draw.rectangle((middle - half, VALUES_TOP, middle + half - 1, HEIGHT - 1), fill=WHITE)
-            text(draw, (x + width // 2, baseline), word, size, BLACK if here else WHITE, width - 4,
-                 anchor="ms")
+        for col, (spec, value) in enumerate(shown):
+            x, here, word = col * width, first + col == self.at, spec.word(value)
+            if beside:
+                label = int(length(spec.label, 10))
+                left = x + (width - label - LABEL_GAP - widest(spec) - 2 * BOX_MARGIN) // 2
+                text(draw, (left, VALUE_BASELINE), spec.label, 10)
+                middle = left + label + LABEL_GAP + BOX_MARGIN + widest(spec) // 2
+                draw_value(draw, middle, word, (20, VALUE_BASELINE), here, widest(spec) // 2 + BOX_MARGIN)
+            else:
+                draw_value(draw, x + width // 2, word, value_size(word, width - 4), here, width // 2 - 1)
 
     def draw_title(self, draw: ImageDraw.ImageDraw) -> None:
         """The title, and beside it the number at hand: its label and range if they fit,
