@@ -43,6 +43,14 @@ def random_frame(rng: random.Random) -> Image.Image:
     return frame
 
 
+def lit(frame: Image.Image, *boxes: tuple[int, int, int, int]) -> Image.Image:
+    """A copy of ``frame`` with these boxes lit."""
+    out = frame.copy()
+    for box in boxes:
+        ImageDraw.Draw(out).rectangle(box, fill=1)
+    return out
+
+
 def small_change(frame: Image.Image, rng: random.Random) -> Image.Image:
     """One to four small patches: several runs on a page, and runs on pages near each other."""
     out = frame.copy()
@@ -100,9 +108,7 @@ def test_a_frame_changing_nearly_every_byte_costs_no_more_on_the_wire_than_luma(
     stock_device, stock = device(kind)
     blank = Image.new("1", (128, 64), 0)
     wrapped.display(blank)
-    changed = blank.copy()
-    ImageDraw.Draw(changed).rectangle((0, 0, 127, 55), fill=1)
-    ImageDraw.Draw(changed).rectangle((0, 56, 84, 63), fill=1)
+    changed = lit(blank, (0, 0, 127, 55), (0, 56, 84, 63))
     wire, smbus = model.wire, model.wire_smbus
     stock_device.display(changed)
     stock_wire, stock_smbus = stock.wire, stock.wire_smbus
@@ -173,9 +179,7 @@ def test_two_changes_at_either_end_of_a_row_are_sent_apart(kind: str) -> None:
     wrapped, model = ours(kind)
     frame = Image.new("1", (128, 64), 0)
     wrapped.display(frame)
-    changed = frame.copy()
-    ImageDraw.Draw(changed).rectangle((2, 2, 20, 12), fill=1)
-    ImageDraw.Draw(changed).rectangle((110, 2, 125, 12), fill=1)
+    changed = lit(frame, (2, 2, 20, 12), (110, 2, 125, 12))
     before = model.total
     wrapped.display(changed)
     assert model.image().tobytes() == changed.tobytes()
