@@ -126,14 +126,14 @@ class Menu(Screen):
             self.cursor = intent.value - 1
 
 
+# Numbers entered under a backdrop take the play screen's question and answer rows.
 SHOWN = 4  # numbers side by side; more scroll
-LABELS_BASELINE = 45  # below a backdrop: the question's baseline on the play screen
-VALUES_TOP = 48  # below a backdrop: the answer's rows (the last two pages of the panel's memory)
-
-
+LABELS_BASELINE = 45  # the question's baseline on the play screen
+VALUES_TOP = 48  # the answer's rows: the last two pages of the panel's memory
+VALUE_BASELINE = HEIGHT - 2  # 20 px figures, a clear row above and below them
 LABEL_GAP = 3  # between a label and the value beside it
 BOX_MARGIN = 4  # columns lit either side of the value at hand
-VALUE_BASELINE = HEIGHT - 2  # 20 px figures, a clear row above and below them
+BOX_HALF = 12  # the narrowest lit box, either side of its middle
 
 
 @lru_cache(maxsize=256)
@@ -142,6 +142,7 @@ def widest(spec: Field) -> int:
     return max(int(length(spec.word(v), 20)) for v in range(spec.low, spec.high + 1))
 
 
+@lru_cache(maxsize=256)
 def labels_fit(spec: Field, width: int) -> bool:
     """Whether the label and every value of ``spec`` (20 px, the rows of the answer) fit
     side by side in ``width``."""
@@ -156,7 +157,7 @@ def draw_value(draw: ImageDraw.ImageDraw, middle: int, word: str, sized: tuple[i
     (as narrow as the value allows: moving on repaints few columns)."""
     size, baseline = sized
     if here:
-        half = min(room, max(int(length(word, size)) // 2 + BOX_MARGIN, 12))
+        half = min(room, max(int(length(word, size)) // 2 + BOX_MARGIN, BOX_HALF))
         draw.rectangle((middle - half, VALUES_TOP, middle + half - 1, HEIGHT - 1), fill=WHITE)
     text(draw, (middle, baseline), word, size, BLACK if here else WHITE, 2 * room - 2, anchor="ms")
 
