@@ -17,6 +17,7 @@ from companion.session import Session
 from companion.ui.draw import WIDTH, length
 from companion.ui.driver import Driver
 from companion.ui.play import RESULT_SECONDS, PlayScreen, result_line, result_rows
+from companion.ui.widgets import Numbers
 from tests.entries import with_states
 from tests.harness import Harness
 from tests.playout import answer
@@ -251,6 +252,25 @@ def test_the_result_shows_after_the_entry_and_goes_after_about_two_seconds(tmp_p
     box.wait(RESULT_SECONDS + 0.5)
     assert not shows_result(box, "Ann is P1: Ann 3, Bob 5")
     assert box.shows("Ann: pick 1 of 3", 11)  # the question was in view all along
+    box.close()
+
+
+def test_the_result_goes_on_time_under_numbers_being_entered(tmp_path: pathlib.Path) -> None:
+    """Numbers keep the play screen's panel in view, and with it the result over it: it
+    goes after its 2 s there too, not when the numbers are done."""
+    box = Harness(tmp_path)
+    open_at(box, MICROBOT)
+    Driver(box.app, lambda intent: box.intent(intent.kind, intent.value)).line(Line.parse("Ann hazard"))
+    screen = box.app.top
+    assert isinstance(screen, PlayScreen) and screen.result
+    told = screen.result
+    assert shows_result(box, told)
+    while not box.shows("Enter faces"):
+        box.press("down")
+    box.press("select")  # Ann's die, entered under the panel
+    assert isinstance(box.app.top, Numbers) and shows_result(box, told)
+    box.wait(RESULT_SECONDS + 0.5)
+    assert isinstance(box.app.top, Numbers) and not shows_result(box, told)
     box.close()
 
 

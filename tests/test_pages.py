@@ -43,11 +43,21 @@ def random_frame(rng: random.Random) -> Image.Image:
     return frame
 
 
-def small_change(frame: Image.Image, rng: random.Random) -> Image.Image:
+def lit(frame: Image.Image, *boxes: tuple[int, int, int, int]) -> Image.Image:
+    """A copy of ``frame`` with these boxes lit."""
     out = frame.copy()
-    x, y = rng.randrange(120), rng.randrange(56)
-    ImageDraw.Draw(out).rectangle((x, y, x + rng.randrange(8), y + rng.randrange(8)),
-                                  fill=rng.randint(0, 1))
+    for box in boxes:
+        ImageDraw.Draw(out).rectangle(box, fill=1)
+    return out
+
+
+def small_change(frame: Image.Image, rng: random.Random) -> Image.Image:
+    """One to four small patches: several runs on a page, and runs on pages near each other."""
+    out = frame.copy()
+    for _ in range(rng.randint(1, 4)):
+        x, y = rng.randrange(120), rng.randrange(56)
+        ImageDraw.Draw(out).rectangle((x, y, x + rng.randrange(8), y + rng.randrange(8)),
+                                      fill=rng.randint(0, 1))
     return out
 
 
@@ -98,9 +108,7 @@ def test_a_frame_changing_nearly_every_byte_costs_no_more_on_the_wire_than_luma(
     stock_device, stock = device(kind)
     blank = Image.new("1", (128, 64), 0)
     wrapped.display(blank)
-    changed = blank.copy()
-    ImageDraw.Draw(changed).rectangle((0, 0, 127, 55), fill=1)
-    ImageDraw.Draw(changed).rectangle((0, 56, 84, 63), fill=1)
+    changed = lit(blank, (0, 0, 127, 55), (0, 56, 84, 63))
     wire, smbus = model.wire, model.wire_smbus
     stock_device.display(changed)
     stock_wire, stock_smbus = stock.wire, stock.wire_smbus
@@ -162,6 +170,20 @@ def test_a_change_in_one_column_reaches_the_glass(kind: str, x: int) -> None:
     frame.putpixel((127 - x, 40), 1)
     wrapped.display(frame)
     assert model.image().tobytes() == frame.tobytes()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_two_changes_at_either_end_of_a_row_are_sent_apart(kind: str) -> None:
+    """A name in the top bar and the figure at its other end: two short writes, not the
+    columns between them."""
+    wrapped, model = ours(kind)
+    frame = Image.new("1", (128, 64), 0)
+    wrapped.display(frame)
+    changed = lit(frame, (2, 2, 20, 12), (110, 2, 125, 12))
+    before = model.total
+    wrapped.display(changed)
+    assert model.image().tobytes() == changed.tobytes()
+    assert model.total - before < 2 * (19 + 16) + 2 * 6 + 20  # not 2 pages of 124 columns
 
 
 def test_a_span_runs_from_the_first_changed_column_to_the_last_inclusive() -> None:

@@ -138,7 +138,7 @@ def test_fish_gain_is_shown_as_its_sum_then_applied(box: Harness) -> None:
     session = open_game(box, *WILD, "Bob roll 6 2", players=("Ann", "Bob", "Cat"))
     box.press("down")  # circle 2 .. circle 5: take circle 2
     box.press("select")
-    assert box.shows("Bob: circle 2")
+    assert box.says("Bob: circle 2")  # the form's title, over the numbers
     digits(box, 6)  # 6 linked, and on to the coloured igloos
     box.press("up")  # 1 coloured
     box.press("select")
@@ -157,7 +157,7 @@ def test_changing_a_previewed_placement_keeps_the_numbers_entered(box: Harness) 
     box.presses("select", "select")
     assert box.shows("5 linked - 0 coloured", 10)
     box.presses("down", "select")  # no, change it
-    assert box.shows("Bob: circle 1") and box.shows("5", 20)
+    assert box.says("Bob: circle 1") and box.shows("5", 20)
     box.presses("select", "up", "select")  # keep 5 linked, 1 coloured
     assert box.shows("5 linked - 1 coloured", 10) and box.shows("- 1 ability = 3 fish", 10)
     box.press("select")
@@ -174,7 +174,7 @@ def test_full_circle_is_entered_with_its_colour_by_name(box: Harness) -> None:
     box.presses("up", "up")  # past "Buy a die", round to the last line: Bob's full circle
     assert box.shows("+ full circle")
     box.press("select")
-    assert box.shows("Bob: full circle")
+    assert box.says("Bob: full circle")
     box.press("select")  # circle 2, the one Bob placed in
     box.presses("up", "up")
     assert entry_shows(box, "green")

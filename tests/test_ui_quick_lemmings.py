@@ -79,7 +79,7 @@ def test_a_card_is_entered_terrain_then_value(box: Harness) -> None:
     assert box.shows("mountain", 12)  # a long name takes smaller type
     box.press("select")
     box.presses("up", "up", "up")
-    assert box.shows("3", 20) and box.shows("select: OK", 10)
+    assert box.shows("3", 20) and box.shows("value", 10)  # the number at hand, by name
     box.press("select")
     assert logged(box) == ["Ann play mountain 3"]
 

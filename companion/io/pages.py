@@ -18,7 +18,11 @@ only ``display()`` replaced: persist, rotation, contrast, hide/show and clean-up
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
+from itertools import groupby
 from typing import Any
 
 from luma.core.device import device as luma_device
@@ -37,6 +41,10 @@ SH1106_COLUMN_OFFSET = 2  # the SH1106 has 132 columns of memory; the glass show
 I2C_FRAMING = 2
 I2C_BLOCK = 4096
 SMBUS_BLOCK = 32
+# Unchanged columns worth resending rather than addressing a new run: what addressing costs
+# on the wire (the commands, and their transfer's and the new data transfer's framing).
+SSD1306_GAP = SSD1306_WINDOW + 2 * I2C_FRAMING
+SH1106_GAP = SH1106_PAGE + 2 * I2C_FRAMING
 
 
 def transfers(count: int, block: int) -> int:
@@ -69,18 +77,49 @@ def changed_spans(old: list[bytes] | None, new: list[bytes]) -> list[Span]:
     """Per page, the smallest column span that covers every changed byte."""
     spans = []
     for page, row in enumerate(new):
-        before = old[page] if old is not None else None
-        if before == row:
-            continue
-        if before is None:
+        if old is None:
             spans.append(Span(page, 0, COLUMNS - 1))
-            continue
-        # The page as one big number: its highest and lowest differing bits give the first
-        # and last changed column without a Python loop over 128 columns (6x faster).
-        diff = int.from_bytes(before, "big") ^ int.from_bytes(row, "big")
-        lowest = (diff & -diff).bit_length() - 1
-        spans.append(Span(page, COLUMNS - (diff.bit_length() + 7) // 8, COLUMNS - 1 - lowest // 8))
+        elif old[page] != row:
+            changed = differing(old[page], row)
+            spans.append(Span(page, COLUMNS - len(changed.lstrip(b"\0")), len(changed.rstrip(b"\0")) - 1))
     return spans
+
+
+def changed_runs(old: list[bytes] | None, new: list[bytes], gap: int) -> list[Span]:
+    """Per page, the runs of changed columns, a run going on over fewer than ``gap``
+    unchanged columns (resending them costs less than addressing a new run).
+
+    >>> before = [bytes(128)] * 8
+    >>> after = [bytes(128)] * 7 + [b"\\1" * 3 + bytes(20) + b"\\1" + bytes(104)]
+    >>> changed_runs(before, after, 10)
+    [Span(page=7, first=0, last=2), Span(page=7, first=23, last=23)]
+    """
+    if old is None:
+        return changed_spans(old, new)
+    run = run_pattern(gap)
+    return [Span(page, found.start(), found.end() - 1) for page, row in enumerate(new)
+            if old[page] != row for found in run.finditer(differing(old[page], row))]
+
+
+def page_spans(runs: list[Span]) -> list[Span]:
+    """One span a page over that page's runs (what :func:`changed_spans` finds)."""
+    spans = []
+    for page, on_page in groupby(runs, lambda run: run.page):
+        row = list(on_page)
+        spans.append(Span(page, row[0].first, row[-1].last))
+    return spans
+
+
+def differing(before: bytes, after: bytes) -> bytes:
+    """A zero byte where two rows agree (computed on whole rows at once: a column at a
+    time in Python would cost more than the rest of a press)."""
+    return (int.from_bytes(before, "big") ^ int.from_bytes(after, "big")).to_bytes(len(after), "big")
+
+
+@cache
+def run_pattern(gap: int) -> re.Pattern[bytes]:
+    """Changed bytes (non-zero in :func:`differing`) with fewer than ``gap`` zeros between."""
+    return re.compile(rb"[^\0](?:\0{0,%d}[^\0])*" % (gap - 1))
 
 
 @dataclass(frozen=True)
@@ -128,6 +167,47 @@ def ssd1306_windows(spans: list[Span]) -> list[Window]:
     return windows[::-1]
 
 
+def stacked_windows(runs: list[Span]) -> list[Window]:
+    """Windows over ``runs`` (several a page), each run going on from the window above it
+    on the page before where that costs fewer bytes on the wire than a window of its own.
+
+    A name that changes in the top bar and a figure at its other end make two small
+    windows, not one across the screen.
+
+    >>> stacked_windows([Span(0, 2, 20), Span(0, 110, 120), Span(1, 3, 21)])
+    [Window(top=0, bottom=0, first=110, last=120), Window(top=0, bottom=1, first=2, last=21)]
+    """
+    done: list[Window] = []
+    above: list[Window] = []  # windows down to the page before, not yet taken further
+    here: list[Window] = []  # windows down to this page
+    page = -2
+    for run in runs:
+        if run.page != page:  # the windows not taken on to this page are finished
+            done += above
+            if run.page != page + 1:
+                done += here
+                here = []
+            above, here, page = here, [], run.page
+        alone = Window(page, page, run.first, run.last)
+        best: tuple[int, Window, Window] | None = None
+        for window in above:
+            grown = Window(window.top, page, min(window.first, run.first), max(window.last, run.last))
+            gain = plan_cost((window, alone)) - plan_cost((grown,))
+            if gain >= 0 and (best is None or gain > best[0]):
+                best = (gain, window, grown)
+        if best is None:
+            here.append(alone)
+        else:
+            above.remove(best[1])
+            here.append(best[2])
+    return done + above + here
+
+
+def plan_cost(windows: Sequence[Window]) -> int:
+    """Bytes on the wire to send these SSD1306 windows."""
+    return sum(window_cost((w.bottom - w.top + 1) * (w.last - w.first + 1)) for w in windows)
+
+
 def window_cost(count: int) -> int:
     """Bytes on the wire for one window command and ``count`` data bytes (SSD1306)."""
     return (I2C_FRAMING + SSD1306_WINDOW) + count + I2C_FRAMING * transfers(count, I2C_BLOCK)
@@ -151,20 +231,21 @@ class ChangedPages(luma_device):  # type: ignore[misc]
         if image.mode != self.mode or image.size != self.size:  # luma asserts the same
             raise ValueError(f"expected a {self.size} image of mode {self.mode!r}")
         pages = page_bytes(self.preprocess(image))
-        spans = changed_spans(self.shadow, pages)
-        if spans:
+        old = self.shadow
+        if old != pages:
             # Until the writes have all gone through, the controller's memory is unknown:
             # an I/O error half-way must lead to a full redraw next time.
             self.shadow = None
-            self.send(pages, spans)
+            self.send(old, pages)
         self.shadow = pages
 
     def forget(self) -> None:
         """The panel lost its memory (power, reset): the next frame goes out whole."""
         self.shadow = None
 
-    def send(self, pages: list[bytes], spans: list[Span]) -> None:
-        """Write the spans of ``pages`` with the controller's addressing commands."""
+    def send(self, old: list[bytes] | None, pages: list[bytes]) -> None:
+        """Write what differs from ``old`` (None: all) with the controller's addressing
+        commands."""
         raise NotImplementedError
 
 
@@ -176,8 +257,13 @@ class PagedSSD1306(ChangedPages, luma_ssd1306):  # type: ignore[misc]
         _check_size(width, height)
         super().__init__(serial_interface, width, height, rotate, **kwargs)
 
-    def send(self, pages: list[bytes], spans: list[Span]) -> None:
-        for window in ssd1306_windows(spans):
+    def send(self, old: list[bytes] | None, pages: list[bytes]) -> None:
+        """The cheaper on the wire of two plans: windows over runs of whole-page spans (never
+        more than a full frame), and windows over each page's changed runs."""
+        runs = changed_runs(old, pages, SSD1306_GAP)
+        spans = ssd1306_windows(page_spans(runs))
+        stacked = stacked_windows(runs)
+        for window in stacked if plan_cost(stacked) < plan_cost(spans) else spans:
             self._window(window.first, window.last, window.top, window.bottom)
             self.data(list(b"".join(pages[page][window.first:window.last + 1]
                                     for page in range(window.top, window.bottom + 1))))
@@ -196,8 +282,8 @@ class PagedSH1106(ChangedPages, luma_sh1106):  # type: ignore[misc]
         self.column_offset = page_address_offset
         super().__init__(serial_interface, width, height, rotate, page_address_offset, **kwargs)
 
-    def send(self, pages: list[bytes], spans: list[Span]) -> None:
-        for span in spans:
+    def send(self, old: list[bytes] | None, pages: list[bytes]) -> None:
+        for span in changed_runs(old, pages, SH1106_GAP):
             column = span.first + self.column_offset
             self.command(0xB0 + span.page, column & 0x0F, 0x10 | column >> 4)
             self.data(list(pages[span.page][span.first:span.last + 1]))

@@ -33,7 +33,7 @@ from companion.ui.draw import BLACK, HEADER, WHITE, WIDTH, blank, recording
 from companion.ui.games import screen_title
 from companion.ui.keytest import KeyEdge, KeyTest, PatternTest
 from companion.ui.play import PlayScreen
-from companion.ui.widgets import Item, Menu, Page, Screen, confirm
+from companion.ui.widgets import Item, Menu, Numbers, Page, Screen, confirm
 
 log = logging.getLogger(__name__)
 
@@ -137,12 +137,22 @@ class App:
     def tick(self, now: float) -> None:
         """The loop's clock after each step (the app owns none): what is shown for a while
         (an entry's result) goes when its time is up."""
-        if isinstance(self.top, PlayScreen):
-            self.top.expire(now)
+        shown = self.play_in_view()
+        if shown is not None:
+            shown.expire(now)
 
     def deadline(self) -> float | None:
         """When the screen next changes by itself (the loop wakes then), if ever."""
-        return self.top.result_until if isinstance(self.top, PlayScreen) and self.top.result else None
+        shown = self.play_in_view()
+        return shown.result_until if shown is not None and shown.result else None
+
+    def play_in_view(self) -> PlayScreen | None:
+        """The play screen on the glass: on top, or its top bar and panel under numbers
+        being entered for it."""
+        top = self.top
+        if isinstance(top, Numbers) and top.backdrop is not None and len(self.stack) > 1:
+            top = self.stack[-2]
+        return top if isinstance(top, PlayScreen) else None
 
     def link(self, name: str, connected: bool) -> None:
         """A serial port's device came or went: its mark in the top bar changes, and a

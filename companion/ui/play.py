@@ -83,6 +83,12 @@ def result_banner(draw: ImageDraw.ImageDraw, words: str) -> None:
         text(draw, (2, baseline), row, size, BLACK)
 
 
+def question_line(draw: ImageDraw.ImageDraw, question: str) -> None:
+    """The question, in smaller type if it is long."""
+    size = 11 if length(question, 11) <= WIDTH - 4 else 10
+    text(draw, (2, QUESTION_BASELINE), question, size)
+
+
 class PlayScreen(Screen):
     """A game in progress. Its menu is rebuilt from the prompt after every change."""
 
@@ -252,7 +258,8 @@ class PlayScreen(Screen):
             self.by_hand = True
             self.play([ask.line(faces)])
         self.host.push(Numbers(ask.label, numbers, done, first_digit,
-                               carry=not ask.names))  # named faces (squares) never repeat
+                               carry=not ask.names,  # named faces (squares) never repeat
+                               backdrop=self.backdrop, question=self.question_row))
 
     def fill_form(self, form: Form, values: tuple[int, ...] = ()) -> None:
         """Enter a form's numbers (starting from ``values`` when coming back to change them)."""
@@ -261,7 +268,7 @@ class PlayScreen(Screen):
         def done(got: tuple[int, ...]) -> None:
             self.check(form.line(got), lambda: self.fill_form(form, got))
         title = form.label if form.actor == TABLE else f"{form.actor}: {form.label}"  # whose entry
-        self.host.push(Numbers(title, fields or form.fields, done))
+        self.host.push(Numbers(title, fields or form.fields, done, backdrop=self.backdrop))
 
     def check(self, line: Line, change: Callable[[], None] | None = None) -> None:
         """Log a line the player picked; where the game previews it (a fish sum), show that
@@ -400,22 +407,14 @@ class PlayScreen(Screen):
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
         summary = self.session.summary()
         ask = self.session.prompt()
-        if ask is None or not ask.answers:
-            header(draw, "Game over", corner(summary))
-            outcome = self.session.game.outcome(self.session.state)
-            question = outcome.headline() if outcome else "Game over"
-        else:
-            header(draw, ask.actor if ask.actor != "table" else "Table", corner(summary))
-            move = self.companion_move(ask)
-            question = f"Companion: {move.label}" if move else ask.question
+        self.top_bar(draw, summary, ask)
         if self.message:  # a long one (a refusal's reason) takes the panel's place too
             if len(wrap(self.message, 11)) == 1:
                 self.figures(draw, summary)
             notice(draw, QUESTION_BASELINE, self.message)
         else:
             self.figures(draw, summary)
-            size = 11 if length(question, 11) <= WIDTH - 4 else 10  # a long question: smaller
-            text(draw, (2, QUESTION_BASELINE), question, size)
+            question_line(draw, self.question(ask))
         items = self.items()
         if not items:
             return
@@ -424,6 +423,32 @@ class PlayScreen(Screen):
         hint = item.hint or f"{self.cursor + 1}/{len(items)}"
         label_and_hint(draw, (9, 61), WIDTH - 1, item.label, hint, 12)
         arrows(draw, 0, OPTION_TOP + 2, HEIGHT - 1, self.cursor > 0, self.cursor < len(items) - 1)
+
+    def question(self, ask: Prompt | None) -> str:
+        """The question in words: the prompt's, the companion's move, or who won."""
+        if ask is None or not ask.answers:
+            outcome = self.session.outcome()
+            return outcome.headline() if outcome else "Game over"
+        move = self.companion_move(ask)
+        return f"Companion: {move.label}" if move else ask.question
+
+    def question_row(self, draw: ImageDraw.ImageDraw) -> None:
+        """The question's row as this screen draws it (kept under dice being entered)."""
+        question_line(draw, self.question(self.session.prompt()))
+
+    def top_bar(self, draw: ImageDraw.ImageDraw, summary: dict[str, Any], ask: Prompt | None) -> None:
+        """Whose turn (or that the game is over) and the game's corner figure."""
+        if ask is None or not ask.answers:
+            header(draw, "Game over", corner(summary))
+        else:
+            header(draw, ask.actor if ask.actor != "table" else "Table", corner(summary))
+
+    def backdrop(self, draw: ImageDraw.ImageDraw) -> None:
+        """What stays in view while an answer is entered under it: the top bar and the
+        panel (or the latest result), where they are on this screen."""
+        summary = self.session.summary()
+        self.top_bar(draw, summary, self.session.prompt())
+        self.figures(draw, summary)
 
     def figures(self, draw: ImageDraw.ImageDraw, summary: dict[str, Any]) -> None:
         """The game's panel, or the latest result in words in its place (for about 2 s)."""

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from functools import lru_cache
+from typing import Protocol, TypeAlias
 
 from PIL import ImageDraw
 
@@ -25,9 +26,15 @@ from companion.ui.draw import (
     fit,
     header,
     label_and_hint,
+    length,
+    notice,
+    rendered,
     text,
     wrap,
 )
+
+#: Draws what stays on screen around a widget that takes only the lower rows.
+Backdrop: TypeAlias = Callable[[ImageDraw.ImageDraw], None]
 
 
 class Host(Protocol):
@@ -119,6 +126,55 @@ class Menu(Screen):
             self.cursor = intent.value - 1
 
 
+# Numbers entered under a backdrop take the play screen's question and answer rows.
+SHOWN = 4  # numbers side by side; more scroll
+LABELS_BASELINE = 45  # the question's baseline on the play screen
+VALUES_TOP = 48  # the answer's rows: the last two pages of the panel's memory
+VALUE_BASELINE = HEIGHT - 2  # 20 px figures, a clear row above and below them
+LABEL_GAP = 3  # between a label and the value beside it
+BOX_MARGIN = 4  # columns lit either side of the value at hand
+BOX_HALF = 12  # the narrowest lit box, either side of its middle
+
+
+@lru_cache(maxsize=256)
+def widest(spec: Field) -> int:
+    """The widest of a number's values in 20 px type."""
+    return max(int(length(spec.word(v), 20)) for v in range(spec.low, spec.high + 1))
+
+
+@lru_cache(maxsize=256)
+def labels_fit(spec: Field, width: int) -> bool:
+    """Whether the label and every value of ``spec`` (20 px, the rows of the answer) fit
+    side by side in ``width``."""
+    if any(value_size(spec.word(v), WIDTH)[0] != 20 for v in range(spec.low, spec.high + 1)):
+        return False
+    return length(spec.label, 10) + LABEL_GAP + widest(spec) + 2 * BOX_MARGIN <= width - 2
+
+
+def draw_value(draw: ImageDraw.ImageDraw, middle: int, word: str, sized: tuple[int, int], here: bool,
+               room: int) -> None:
+    """One value centred on ``middle``; the one at hand lit, at most ``room`` either side
+    (as narrow as the value allows: moving on repaints few columns)."""
+    size, baseline = sized
+    if here:
+        half = min(room, max(int(length(word, size)) // 2 + BOX_MARGIN, BOX_HALF))
+        draw.rectangle((middle - half, VALUES_TOP, middle + half - 1, HEIGHT - 1), fill=WHITE)
+    text(draw, (middle, baseline), word, size, BLACK if here else WHITE, 2 * room - 2, anchor="ms")
+
+
+def value_size(word: str, width: int) -> tuple[int, int]:
+    """The largest type (and its baseline) in which a value fits ``width`` and the rows
+    under :data:`VALUES_TOP`, a clear row round its ink."""
+    for size in (20, 16):
+        if fit(word, size, width) == word:
+            mask, _, top = rendered(word, size, "ms")
+            height = mask.height if mask is not None else 0
+            baseline = HEIGHT - 1 - (height + top) - 1  # the ink's last row clear of the bottom
+            if baseline + top >= VALUES_TOP + 1:
+                return size, baseline
+    return 12, HEIGHT - 4
+
+
 class Numbers(Screen):
     """Enter several numbers (dice faces, a form's fields), one at a time.
 
@@ -129,11 +185,18 @@ class Numbers(Screen):
 
     def __init__(self, title: str, numbers: Sequence[Field],
                  done: Callable[[tuple[int, ...]], None], first_digit: int | None = None,
-                 carry: bool = False) -> None:
+                 carry: bool = False, backdrop: Backdrop | None = None,
+                 question: Backdrop | None = None) -> None:
         """``carry``: each number starts at the one before when first reached (dice:
-        doubles, and faces read in order, take fewer presses; random faces no more)."""
+        doubles, and faces read in order, take fewer presses; random faces no more).
+        ``backdrop``: the screen the numbers answer keeps its top bar and panel in view,
+        and the numbers take only the question's and the answer's rows under them.
+        ``question``: that screen's question row, kept too where each number's label fits
+        beside its value."""
         self.title = title
         self.carry = carry
+        self.backdrop = backdrop
+        self.question = question
         self.reached = 0
         self.numbers = tuple(numbers)
         self.values = [n.default if n.default is not None else n.low for n in numbers]
@@ -147,6 +210,10 @@ class Numbers(Screen):
             self._type(first_digit)
 
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
+        if self.backdrop is not None:
+            self.backdrop(draw)
+            self.draw_below(draw)
+            return
         header(draw, self.title, f"{self.at + 1}/{len(self.numbers)}")
         count = len(self.numbers)
         width = WIDTH // max(count, 1) if count <= 4 else WIDTH // 4
@@ -169,6 +236,43 @@ class Numbers(Screen):
             text(draw, (2, 62), self.message, 10, BLACK)
         else:
             label_and_hint(draw, (2, 62), WIDTH - 2, "select: OK" if last else "select: next", span, 10)
+
+    def draw_below(self, draw: ImageDraw.ImageDraw) -> None:
+        """The numbers in the rows of a question and its answer, so that entering them
+        changes only those rows. The answer's row has the values in large type, the one at
+        hand lit, each with its label beside it where the labels fit: the question stays
+        above them then. Otherwise the question's row says what is entered (whose, for a
+        form) and the label and range of the number at hand."""
+        width = WIDTH // min(max(len(self.numbers), 1), SHOWN)
+        first = max(0, self.at - SHOWN + 1)
+        shown = list(zip(self.numbers, self.values))[first:first + SHOWN]
+        beside = self.question is not None and all(labels_fit(spec, width) for spec, _ in shown)
+        if self.message:  # a digit it cannot take, or right at the last number
+            notice(draw, LABELS_BASELINE, self.message)
+        elif beside and self.question is not None:
+            self.question(draw)
+        else:
+            self.draw_title(draw)
+        for col, (spec, value) in enumerate(shown):
+            x, here, word = col * width, first + col == self.at, spec.word(value)
+            if beside:
+                label = int(length(spec.label, 10))
+                left = x + (width - label - LABEL_GAP - widest(spec) - 2 * BOX_MARGIN) // 2
+                text(draw, (left, VALUE_BASELINE), spec.label, 10)
+                middle = left + label + LABEL_GAP + BOX_MARGIN + widest(spec) // 2
+                draw_value(draw, middle, word, (20, VALUE_BASELINE), here, widest(spec) // 2 + BOX_MARGIN)
+            else:
+                draw_value(draw, x + width // 2, word, value_size(word, width - 4), here, width // 2 - 1)
+
+    def draw_title(self, draw: ImageDraw.ImageDraw) -> None:
+        """The title, and beside it the number at hand: its label and range if they fit,
+        else its label alone (the title always wins)."""
+        spec = self.numbers[self.at]
+        span = f"{spec.label}: {spec.word(spec.low)}-{spec.word(spec.high)}"
+        for size, hint in ((11, span), (11, spec.label), (10, spec.label)):
+            if length(self.title, size) + 4 + length(hint, 10) <= WIDTH - 4:
+                break
+        label_and_hint(draw, (2, LABELS_BASELINE), WIDTH - 2, self.title, hint, size)
 
     def on(self, intent: Intent, host: Host) -> None:
         spec = self.numbers[self.at]
