@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import permutations
 from typing import Any, ClassVar
 
@@ -40,6 +40,7 @@ from companion.games.base import (
     UnknownVerb,
     expect_args,
 )
+from companion.games.frozen import replace
 
 SIZE = 4
 SQUARES: tuple[str, ...] = tuple(f"{'abcd'[i % SIZE]}{i // SIZE + 1}" for i in range(SIZE * SIZE))

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from companion.games.base import (
@@ -42,6 +42,7 @@ from companion.games.base import (
     expect_args,
     number,
 )
+from companion.games.frozen import replace
 
 SIZE = 6
 TOP = 6  # elevation of a blue square: it takes no more leaves

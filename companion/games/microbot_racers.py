@@ -13,7 +13,7 @@ The track stays on the table; the engine keeps everything that changes tracked s
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from companion.games.base import (
@@ -32,6 +32,7 @@ from companion.games.base import (
     expect_args,
     number,
 )
+from companion.games.frozen import replace
 
 EASY = ("move-1", "move-2", "move-3", "drift-left", "drift-right", "turn-left", "turn-right", "repair")
 HARD = EASY + ("jump-2", "jump-3")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from companion.games.base import (
@@ -40,6 +40,7 @@ from companion.games.base import (
     expect_args,
     number,
 )
+from companion.games.frozen import replace
 
 COLOURS = ("red", "yellow", "green", "blue", "purple")
 PER_COLOUR = 10  # house default: the text gives 50 penguins in 5 colours
