@@ -41,6 +41,9 @@ PICK_ORDER = (0, 1, 1, 0, 0, 1)  # 0 = P1, 1 = P2
 FULL_HEALTH = 6
 MOVING = ("move", "drift", "jump")  # kinds of action that travel (and so can hit things)
 DURING = ("hazard", "impact", "lap", "switch")  # lines that belong to the action in progress
+#: The handler of each verb outside an action in progress, by name.
+HANDLERS = {"roll": "_first_roll", "first": "_claim_first", "pick": "_pick", "pass": "_pick",
+            "do": "_do"}
 
 
 class NoRunUp(IllegalLine):
@@ -89,7 +92,7 @@ class PrivilegeSpent(IllegalLine):
 
 def kind(action: str) -> str:
     """``move-2`` -> ``move``; ``drift-left`` -> ``drift``; ``repair`` -> ``repair``."""
-    return action.split("-", 1)[0]
+    return action.partition("-")[0]
 
 
 def parse_laps(value: str) -> int:
@@ -168,6 +171,14 @@ def can_do(robot: Robot, action: str) -> bool:
     if kind(action) == "drift":
         return robot.may_drift
     return True
+
+
+def stuck(robot: Robot) -> bool:
+    """Whether the robot has picks left and can carry out none of them now."""
+    for action in robot.left:
+        if can_do(robot, action):
+            return False
+    return bool(robot.left)
 
 
 class MicrobotRacers(Game[State]):
@@ -266,18 +277,12 @@ class MicrobotRacers(Game[State]):
             return self._settle(self._during_action(state, seat, line))
         if state.phase == "done" and line.verb in ("roll", "first"):
             state = self._new_turn(state)
-        handler = {
-            "roll": self._first_roll,
-            "first": self._claim_first,
-            "pick": self._pick,
-            "pass": self._pick,
-            "do": self._do,
-        }.get(line.verb)
-        if handler is None:
+        name = HANDLERS.get(line.verb)
+        if name is None:
             if line.verb in DURING:
                 raise NotActing("no robot is carrying out an action")
             raise UnknownVerb(f"{line.verb!r} is not a Microbot Racers action")
-        return self._settle(handler(state, seat, line))
+        return self._settle(getattr(self, name)(state, seat, line))
 
     def prompt(self, state: State) -> Prompt | None:
         if state.phase == "over":
@@ -441,7 +446,7 @@ class MicrobotRacers(Game[State]):
         action = line.args[0]
         if action not in SIDES[state.side]:
             raise BadArguments(f"{action!r} is not on the {state.side} side of the action card")
-        if action not in self._free(state):
+        if any(taken == action for _, taken in state.picks):
             raise SpaceTaken(f"{action} already holds a marker this turn")
         robot = state.robots[seat]
         if not self._fast_enough(robot, action):
@@ -463,22 +468,23 @@ class MicrobotRacers(Game[State]):
         name = state.players[seat]
         if action not in robot.left:
             raise IllegalLine(f"{name} has no {action} picked this turn")
-        if kind(action) == "jump" and not can_do(robot, action):
+        how = kind(action)
+        if how == "jump" and not can_do(robot, action):
             raise NoRunUp(f"{name} needs a move just before a jump")
-        if kind(action) == "drift" and not can_do(robot, action):
+        if how == "drift" and not can_do(robot, action):
             raise DriftTooSoon(f"{name} must move forward between two drifts")
         left = list(robot.left)
         left.remove(action)
-        changes: dict[str, Any] = {"left": tuple(left), "last": kind(action)}
-        if kind(action) == "move":
+        changes: dict[str, Any] = {"left": tuple(left), "last": how}
+        if how == "move":
             changes["may_drift"] = True
-        elif kind(action) == "drift":
+        elif how == "drift":
             changes["may_drift"] = False
         elif action == "repair":
             changes["health"] = FULL_HEALTH if pit else min(FULL_HEALTH, robot.health + 1)
         state = replace(state, robots=set_robot(state.robots, seat, **changes), acting=seat,
                         action=action, halted=False, lapped=False, switch="", to_act=1 - seat,
-                        check="jump" if kind(action) == "jump" else "")
+                        check="jump" if how == "jump" else "")
         return state
 
     def _roll_check(self, state: State, line: Line) -> State:
@@ -548,12 +554,12 @@ class MicrobotRacers(Game[State]):
 
     def _settle(self, state: State) -> State:
         """Find the end of the race, forfeit picks that cannot be done, pass the turn."""
-        healths = [r.health for r in state.robots]
-        laps_done = [r.laps >= state.laps for r in state.robots]
+        healths = (state.robots[0].health, state.robots[1].health)
+        laps_done = (state.robots[0].laps >= state.laps, state.robots[1].laps >= state.laps)
         if 0 in healths:
             alive = [i for i, h in enumerate(healths) if h > 0]
             return replace(state, phase="over", winner=alive[0] if alive else None, check="")
-        if any(laps_done):
+        if True in laps_done:
             return replace(state, phase="over", winner=laps_done.index(True), check="")
         if state.phase == "pick" and len(state.picks) == len(PICK_ORDER):
             assert state.p1 is not None
@@ -562,9 +568,9 @@ class MicrobotRacers(Game[State]):
             return state
         robots = list(state.robots)
         for seat in (state.to_act, 1 - state.to_act):
-            if robots[seat].left and not any(can_do(robots[seat], a) for a in robots[seat].left):
+            if stuck(robots[seat]):
                 robots[seat] = replace(robots[seat], left=())
-        state = replace(state, robots=(robots[0], robots[1]))
+                state = replace(state, robots=(robots[0], robots[1]))
         if robots[state.to_act].left:
             return state
         if robots[1 - state.to_act].left:
