@@ -221,6 +221,8 @@ def words(content: str) -> list[str]:
     (['Ann', 'pick', 'move-2'], ['Ann', 'pick\\x0bmove-2'])
     """
     tokens = content.split()  # at any white space: right when spaces and tabs are all there is
+    if content.isprintable():  # white space that Python prints is only the ASCII space
+        return tokens
     if len(content) - sum(map(len, tokens)) == content.count(" ") + content.count("\t"):
         return tokens
     return [w for w in SEPARATORS.split(content) if w]
