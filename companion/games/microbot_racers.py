@@ -159,9 +159,8 @@ class State:
 
 def set_robot(robots: tuple[Robot, Robot], seat: int, **changes: Any) -> tuple[Robot, Robot]:
     """The pair with one robot changed."""
-    pair = list(robots)
-    pair[seat] = replace(pair[seat], **changes)
-    return (pair[0], pair[1])
+    robot = replace(robots[seat], **changes)
+    return (robot, robots[1]) if seat == 0 else (robots[0], robot)
 
 
 def can_do(robot: Robot, action: str) -> bool:
