@@ -49,6 +49,12 @@ FULL_FRAME = {"ssd1306": 1030, "sh1106": 1048}
 I2C_RATES = (100_000, 400_000)
 BITS_PER_BYTE = 9  # eight data bits and the acknowledge
 LONG_GAME = 10_000
+HUGE_GAME = 100_000  # replay's memory must not grow with the record
+REPLAY_PAIRS = 5  # whole-process runs of replay and of the reference engine, taken in turn
+#: The yardstick for ``companion replay`` (in the source tree, not the installed package).
+REFERENCE = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "reference_replay.py"
+#: Capture mode's scripted presses: a Microbot race set up, P1 rolled, the first picks.
+CAPTURE_KEYS = "select select select select select select roll select select"
 
 
 def session_records() -> list[Replayed]:
@@ -464,6 +470,102 @@ def store_long_game(state: pathlib.Path, header: Header, lines: list[Line],
     store.close()
 
 
+# --- replay and capture as whole processes ---
+
+
+@dataclass(frozen=True)
+class Run:
+    """One finished process: its CPU time (user + system), wall time and peak memory."""
+
+    cpu: float
+    wall: float
+    peak_rss_mb: float
+
+
+#: Starts a command from a small process and prints the kernel's account of it. Linux keeps
+#: a process's peak memory across ``exec``, and a child forked (or vforked, as ``subprocess``
+#: does) from this bench starts from the bench's own peak: measured from here, every command
+#: would seem at least as large as the bench. From a bare interpreter the floor is ~9 MB.
+MEASURE = """
+import os, sys, time
+started = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    quiet = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(quiet, fd)
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, usage = os.wait4(pid, 0)
+print(usage.ru_utime + usage.ru_stime, time.perf_counter() - started, usage.ru_maxrss, status)
+"""
+
+
+def run_process(command: list[str]) -> Run:
+    """Run ``command`` to its end, its output thrown away: its CPU and wall time and its own
+    peak resident memory."""
+    done = subprocess.run([sys.executable, "-S", "-c", MEASURE, *command], capture_output=True,
+                          text=True, check=True)
+    cpu, wall, peak_kb, status = done.stdout.split()
+    if status != "0":
+        raise RuntimeError(f"{' '.join(command)} failed (wait status {status})")
+    return Run(float(cpu), float(wall), int(peak_kb) / 1024)
+
+
+def replay_command(record: pathlib.Path) -> list[str]:
+    return [sys.executable, "-m", "companion", "replay", str(record)]
+
+
+def write_record(path: pathlib.Path, header: Header, lines: list[Line]) -> pathlib.Path:
+    path.write_text(format_record(header, lines), encoding="utf-8")
+    return path
+
+
+def report_replay(record: pathlib.Path, lines: int) -> Run:
+    """``companion replay`` against the reference engine, in turn, each a whole process; the
+    ratio is taken pair by pair, so that a machine that speeds up or slows down between
+    runs moves both."""
+    ours, theirs = [], []
+    run_process(replay_command(record))  # the first run reads the files from disk
+    for _ in range(REPLAY_PAIRS):
+        ours.append(run_process(replay_command(record)))
+        if REFERENCE.exists():
+            theirs.append(run_process([sys.executable, str(REFERENCE), str(record)]))
+    found = Run(statistics.median(r.cpu for r in ours), statistics.median(r.wall for r in ours),
+                max(r.peak_rss_mb for r in ours))
+    cpu = found.cpu
+    print(f"replay of a {lines:,}-line record, whole process, median of {REPLAY_PAIRS}: "
+          f"{cpu:.3f} s CPU ({1e6 * cpu / lines:.1f} us a line, start-up included), "
+          f"{found.wall:.3f} s wall; peak resident memory {found.peak_rss_mb:.1f} MB")
+    if theirs:
+        ratios = sorted(a.cpu / b.cpu for a, b in zip(ours, theirs, strict=True))
+        print(f"    the plain reference engine ({REFERENCE.parent.name}/{REFERENCE.name}): "
+              f"{statistics.median(r.cpu for r in theirs):.3f} s CPU; replay / reference, "
+              f"pair by pair: median {statistics.median(ratios):.2f}x "
+              f"({ratios[0]:.2f}-{ratios[-1]:.2f}x)")
+    else:
+        print(f"    the reference engine is not here ({REFERENCE}): it is in the source tree")
+    return found
+
+
+def started_run(state: pathlib.Path) -> Run:
+    """The daemon started on ``state`` up to its first frame, and stopped."""
+    return run_process(companion_command(state, "--keys", ""))
+
+
+def capture_run(work: pathlib.Path) -> Run:
+    """The daemon in capture mode (a PNG a frame) through a few scripted presses."""
+    return run_process(companion_command(work / "capture", "--emulator", "capture",  # the later wins
+                                         "--capture-dir", str(work / "frames"), "--keys", CAPTURE_KEYS))
+
+
+def report_memory(peaks: dict[str, float], most: float = 40.0) -> None:
+    """Every mode's peak resident memory on one line, against the README's bound."""
+    over = [mode for mode, peak in peaks.items() if peak >= most]
+    print("peak resident memory by mode, each started from a bare interpreter: "
+          + ", ".join(f"{mode} {peak:.1f} MB" for mode, peak in peaks.items())
+          + (f"; at or over {most:.0f} MB: {', '.join(over)}" if over else f"; all under {most:.0f} MB"))
+
+
 # --- printing ---
 
 
@@ -595,9 +697,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
         report_phone_memory(work)
         header, lines = long_race(LONG_GAME)
         report_start(work, header, lines)
-        text = format_record(header, lines)
-        started = time.perf_counter()
-        replay_text(text)
-        print(f"replay of a {LONG_GAME}-line record: {time.perf_counter() - started:.2f} s")
+        huge = long_race(HUGE_GAME)[1]  # the same race, ten times as long
+        replayed = report_replay(write_record(work / "long.record", header, lines), LONG_GAME)
+        replayed_huge = report_replay(write_record(work / "huge.record", header, huge), HUGE_GAME)
+        captured = capture_run(work)
+        report_memory({"start": started_run(work / "empty").peak_rss_mb,
+                       "resume": started_run(work / "long").peak_rss_mb,
+                       "capture": captured.peak_rss_mb, f"replay {LONG_GAME:,}": replayed.peak_rss_mb,
+                       f"replay {HUGE_GAME:,}": replayed_huge.peak_rss_mb})
         report_idle(idle_wakeups(work, args.idle), args.idle)
     return 0

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import pathlib
 import signal
@@ -20,12 +19,14 @@ import sqlite3
 import stat
 import sys
 from collections.abc import Sequence
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from companion.config import Config, load, with_settings
-from companion.exc import ConfigError, RecordError, StateUnavailable, UnreadableRecord
+from companion.exc import ConfigError, RecordError, StateUnavailable, Unreadable, UnreadableRecord
 from companion.games.base import IllegalLine, shown, whole_number
 from companion.record import MAX_RECORD_BYTES, replay_stream, summary, too_big
+
+if TYPE_CHECKING:
+    from companion.config import Config
 
 EXIT_ILLEGAL = 1
 EXIT_UNREADABLE = 2
@@ -36,8 +37,6 @@ EXIT_RETRY = 1  # something that may pass (a full or read-only disk, a locked st
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
 SYSTEM_CONFIG = "/etc/companion/companion.toml"
 STORE_FILE = "companion.sqlite"
-
-log = logging.getLogger("companion")
 
 
 def state_dir(given: str | None, reading: bool = False) -> pathlib.Path:
@@ -110,6 +109,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def open_store(args: argparse.Namespace) -> Any:
+    from companion.config import load
     from companion.statedir import check_readable, reader
     from companion.store import Store
 
@@ -146,7 +146,7 @@ def cmd_games(args: argparse.Namespace) -> int:
 def readable_games(store: Any, limit: int) -> tuple[list[Any], list[str]]:
     """The stored games, and why any could not be read (a damaged value): game by game
     only when the whole list cannot be read at once."""
-    from companion.exc import Unreadable
+    import sqlite3
 
     try:
         return store.games(limit=limit), []
@@ -226,13 +226,16 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Start the daemon."""
+    import logging
+
+    from companion.config import load, with_settings
     from companion.runner import run
 
     config = load(config_path(args.config))
     directory = state_dir(args.state)
     config, note = with_settings(config, directory)
     if note:
-        log.warning(note)
+        logging.getLogger("companion").warning(note)
     return run(config, directory, store_path(config, directory), args, note)
 
 
@@ -259,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     replay = sub.add_parser("replay", help="replay a game record and print its summary JSON")
     replay.add_argument("file", help="the record file, or - for standard input")
-    replay.set_defaults(func=cmd_replay)
+    replay.set_defaults(func=cmd_replay, logs=False)  # it logs nothing, and starts at once
 
     games = sub.add_parser("games", help="list the stored games")
     common(games)
@@ -305,21 +308,38 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run_command(argv: Sequence[str] | None) -> int:
     """Parse the arguments and run the command."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    if getattr(args, "logs", True):
+        import logging
+
+        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         return int(args.func(args))
-    except ConfigError as err:
-        print(err, file=sys.stderr)
-        return EXIT_CONFIG
-    except StateUnavailable as err:
-        print(err, file=sys.stderr)
-        return EXIT_RETRY
-    except sqlite3.DatabaseError as err:  # locked, full, failing: may pass, so not exit 2
-        print(f"store: {err}", file=sys.stderr)
-        return EXIT_RETRY
     except KeyboardInterrupt:
         return 0
+    except Exception as err:
+        code = exit_code(err)
+        if code is None:
+            raise
+        return code
+
+
+def exit_code(err: Exception) -> int | None:
+    """The exit for a failure every command may meet, after its one line; None for any other.
+
+    The error classes come from :mod:`companion.exc`, so that ``companion replay`` loads none
+    of the configuration, state directory and store modules it never uses.
+    """
+    if isinstance(err, ConfigError):
+        print(err, file=sys.stderr)
+        return EXIT_CONFIG
+    if isinstance(err, StateUnavailable):
+        print(err, file=sys.stderr)
+        return EXIT_RETRY
+    if isinstance(err, sqlite3.DatabaseError):  # locked, full, failing: may pass, so not exit 2
+        print(f"store: {err}", file=sys.stderr)
+        return EXIT_RETRY
+    return None
 
 
 def silence_stdout() -> None:

@@ -196,9 +196,21 @@ class RecordReader:
             raise UnreadableRecord(f"not UTF-8 text (byte {start + err.start})") from None
 
 
+SEPARATORS = re.compile(r"[ \t]+")
+
+
 def words(content: str) -> list[str]:
-    """Split on spaces and tabs only, as records.md says."""
-    return [w for w in re.split(r"[ \t]+", content) if w]
+    """Split on spaces and tabs only, as records.md says.
+
+    >>> words(" Ann\\tpick  move-2 "), words("Ann pick\\x0bmove-2")
+    (['Ann', 'pick', 'move-2'], ['Ann', 'pick\\x0bmove-2'])
+    """
+    tokens = content.split()  # at any white space: right when spaces and tabs are all there is
+    if content.isprintable():  # white space that Python prints is only the ASCII space
+        return tokens
+    if len(content) - sum(map(len, tokens)) == content.count(" ") + content.count("\t"):
+        return tokens
+    return [w for w in SEPARATORS.split(content) if w]
 
 
 @dataclass
@@ -215,6 +227,8 @@ class Replayer:
     _game: Game[Any] | None = None
     _options: list[tuple[str, str]] = field(default_factory=list)
     _last: int = 0
+    #: Who may act, once the state is set up: a line that starts with one is an action.
+    _actors: frozenset[str] = frozenset()
 
     def feed(self, number: int, content: str) -> None:
         """Take one physical line (comment already stripped)."""
@@ -226,7 +240,10 @@ class Replayer:
             self._first(tokens)
             return
         try:
-            self._take(tokens)
+            if tokens[0] in self._actors and len(tokens) > 1:  # the common case, at once
+                self._act(tokens)
+            else:
+                self._take(tokens)
         except IllegalLine as err:
             raise RecordError(number, str(err)) from None
 
@@ -290,8 +307,13 @@ class Replayer:
         actor = tokens[0]
         if actor != TABLE and actor not in self.header.players:
             raise IllegalLine(f"{actor!r} is not a player in this game")
-        line = Line(actor, tokens[1], tuple(tokens[2:]))
-        self.state = game.apply(self.state, line)
+        self._act(tokens)
+
+    def _act(self, tokens: list[str]) -> None:
+        """Apply an action line by one of the actors."""
+        assert self._game is not None
+        line = Line(tokens[0], tokens[1], tuple(tokens[2:]))
+        self.state = self._game.apply(self.state, line)
         self._acted = True
         if self.keep_actions:
             self.actions.append(line)
@@ -302,6 +324,7 @@ class Replayer:
         if self.state is None:
             self.header = Header(self.header.game, self.header.players, tuple(self._options))
             self.state = self.header.start()
+            self._actors = frozenset((*self.header.players, TABLE))
 
 
 @dataclass(frozen=True)

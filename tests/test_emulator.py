@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import pytest
+from PIL import Image
 
 from companion.config import Config
 from companion.intents import Intent
@@ -46,15 +47,29 @@ def test_an_80x24_terminal_shows_the_words_and_the_whole_help_line(
     store.close()
 
 
-def test_capture_mode_prints_no_pygame_greeting(tmp_path: pathlib.Path) -> None:
-    pytest.importorskip("pygame")
+def test_capture_mode_writes_each_frame_without_loading_pygame(tmp_path: pathlib.Path) -> None:
+    """pygame (with pkg_resources) made capture mode 20 MB larger than the daemon, and greeted
+    on standard output; the frames are PNGs at twice the size, dimmed ones darker."""
     env = {k: v for k, v in os.environ.items() if k != "PYGAME_HIDE_SUPPORT_PROMPT"}
     env["PYTHONPATH"] = str(ROOT)
-    code = f"from companion.io.display import capture_device; capture_device({str(tmp_path)!r})"
+    code = ("import sys\n"
+            "from PIL import Image\n"
+            "from companion.io.display import DIM, capture_device\n"
+            f"device = capture_device({str(tmp_path)!r})\n"
+            "frame = Image.new('1', (128, 64))\n"
+            "frame.putpixel((3, 2), 1)\n"
+            "device.display(frame)\n"
+            "device.contrast(DIM)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pygame'))")
     run = subprocess.run([sys.executable, "-c", code],
                          capture_output=True, text=True, env=env, timeout=60, check=False)
     assert run.returncode == 0, run.stderr
-    assert "pygame" not in run.stdout + run.stderr
+    assert run.stdout.strip() == "[]" and "pygame" not in run.stderr
+    bright, dim = (Image.open(tmp_path / f"frame_{n:05}.png").convert("RGB") for n in (1, 2))
+    assert bright.size == (256, 128)
+    assert [bright.getpixel((x, y)) for x, y in ((6, 4), (7, 5), (8, 4))] == [
+        (255, 255, 255), (255, 255, 255), (0, 0, 0)]
+    assert 0 < dim.getpixel((6, 4))[0] < 255
 
 
 def test_make_emulator_keeps_its_games_where_the_cli_looks() -> None:

@@ -13,7 +13,7 @@ from companion.cli import main
 main(sys.argv[1:])
 heavy = [m for m in sys.modules if m.split('.')[0] in ('pygame', 'luma', 'waitress', 'segno') or
          m.startswith('companion.web') or
-         (m.startswith('companion.games.') and m != 'companion.games.base')
+         (m.startswith('companion.games.') and m not in ('companion.games.base', 'companion.games.frozen'))
          or m in ('companion.bench', 'companion.ui.driver', 'hypothesis')]
 print(json.dumps(sorted(heavy)))
 """

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from itertools import permutations
 from typing import Any, ClassVar, TypedDict
@@ -43,6 +43,7 @@ from companion.games.base import (
     UnknownVerb,
     Verb,
 )
+from companion.games.frozen import replace
 
 SIZE = 4
 SQUARES: tuple[str, ...] = tuple(f"{'abcd'[i % SIZE]}{i // SIZE + 1}" for i in range(SIZE * SIZE))

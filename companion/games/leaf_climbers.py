@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import heapq
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, ClassVar, TypedDict
@@ -46,6 +46,7 @@ from companion.games.base import (
     Verb,
     number,
 )
+from companion.games.frozen import replace
 
 SIZE = 6
 TOP = 6  # elevation of a blue square: it takes no more leaves

@@ -13,7 +13,7 @@ The track stays on the table; the engine keeps everything that changes tracked s
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, TypedDict
 
@@ -35,6 +35,7 @@ from companion.games.base import (
     expect_args,
     number,
 )
+from companion.games.frozen import replace
 
 EASY = ("move-1", "move-2", "move-3", "drift-left", "drift-right", "turn-left", "turn-right", "repair")
 HARD = EASY + ("jump-2", "jump-3")
@@ -43,6 +44,9 @@ PICK_ORDER = (0, 1, 1, 0, 0, 1)  # 0 = P1, 1 = P2
 FULL_HEALTH = 6
 MOVING = ("move", "drift", "jump")  # kinds of action that travel (and so can hit things)
 DURING = ("hazard", "impact", "lap", "switch")  # lines that belong to the action in progress
+#: The handler of each verb outside an action in progress, by name.
+HANDLERS = {"roll": "_first_roll", "first": "_claim_first", "pick": "_pick", "pass": "_pick",
+            "do": "_do"}
 
 
 class Termination(StrEnum):
@@ -117,7 +121,7 @@ class PrivilegeSpent(IllegalLine):
 
 def kind(action: str) -> str:
     """``move-2`` -> ``move``; ``drift-left`` -> ``drift``; ``repair`` -> ``repair``."""
-    return action.split("-", 1)[0]
+    return action.partition("-")[0]
 
 
 def parse_laps(value: str) -> int:
@@ -184,9 +188,8 @@ class State:
 
 def set_robot(robots: tuple[Robot, Robot], seat: int, **changes: Any) -> tuple[Robot, Robot]:
     """The pair with one robot changed."""
-    pair = list(robots)
-    pair[seat] = replace(pair[seat], **changes)
-    return (pair[0], pair[1])
+    robot = replace(robots[seat], **changes)
+    return (robot, robots[1]) if seat == 0 else (robots[0], robot)
 
 
 def can_do(robot: Robot, action: str) -> bool:
@@ -196,6 +199,14 @@ def can_do(robot: Robot, action: str) -> bool:
     if kind(action) == "drift":
         return robot.may_drift
     return True
+
+
+def stuck(robot: Robot) -> bool:
+    """Whether the robot has picks left and can carry out none of them now."""
+    for action in robot.left:
+        if can_do(robot, action):
+            return False
+    return bool(robot.left)
 
 
 class MicrobotRacers(Game[State]):
@@ -311,14 +322,7 @@ class MicrobotRacers(Game[State]):
             state = self._new_turn(state)
         if line.verb in DURING:
             raise NotActing("no robot is carrying out an action")
-        handler = {
-            "roll": self._first_roll,
-            "first": self._claim_first,
-            "pick": self._pick,
-            "pass": self._pick,
-            "do": self._do,
-        }[line.verb]
-        return self._settle(handler(state, seat, line))
+        return self._settle(getattr(self, HANDLERS[line.verb])(state, seat, line))
 
     def prompt(self, state: State) -> Prompt | None:
         if state.phase == "over":
@@ -513,18 +517,19 @@ class MicrobotRacers(Game[State]):
         refusal = self._do_refusal(robot, state.players[seat], action)
         if refusal is not None:
             raise refusal
+        how = kind(action)
         left = list(robot.left)
         left.remove(action)
-        changes: dict[str, Any] = {"left": tuple(left), "last": kind(action)}
-        if kind(action) == "move":
+        changes: dict[str, Any] = {"left": tuple(left), "last": how}
+        if how == "move":
             changes["may_drift"] = True
-        elif kind(action) == "drift":
+        elif how == "drift":
             changes["may_drift"] = False
         elif action == "repair":
             changes["health"] = FULL_HEALTH if pit else min(FULL_HEALTH, robot.health + 1)
         state = replace(state, robots=set_robot(state.robots, seat, **changes), acting=seat,
                         action=action, halted=False, lapped=False, switch="", to_act=1 - seat,
-                        check="jump" if kind(action) == "jump" else "")
+                        check="jump" if how == "jump" else "")
         return state
 
     def _roll_check(self, state: State, line: Line) -> State:
@@ -589,12 +594,12 @@ class MicrobotRacers(Game[State]):
 
     def _settle(self, state: State) -> State:
         """Find the end of the race, forfeit picks that cannot be done, pass the turn."""
-        healths = [r.health for r in state.robots]
-        laps_done = [r.laps >= state.laps for r in state.robots]
+        healths = (state.robots[0].health, state.robots[1].health)
+        laps_done = (state.robots[0].laps >= state.laps, state.robots[1].laps >= state.laps)
         if 0 in healths:
             alive = [i for i, h in enumerate(healths) if h > 0]
             return replace(state, phase="over", winner=alive[0] if alive else None, check="")
-        if any(laps_done):
+        if True in laps_done:
             return replace(state, phase="over", winner=laps_done.index(True), check="")
         if state.phase == "pick" and len(state.picks) == len(PICK_ORDER):
             assert state.p1 is not None
@@ -603,9 +608,9 @@ class MicrobotRacers(Game[State]):
             return state
         robots = list(state.robots)
         for seat in (state.to_act, 1 - state.to_act):
-            if robots[seat].left and not any(can_do(robots[seat], a) for a in robots[seat].left):
+            if stuck(robots[seat]):
                 robots[seat] = replace(robots[seat], left=())
-        state = replace(state, robots=(robots[0], robots[1]))
+                state = replace(state, robots=(robots[0], robots[1]))
         if robots[state.to_act].left:
             return state
         if robots[1 - state.to_act].left:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, TypedDict
 
@@ -42,6 +42,7 @@ from companion.games.base import (
     Verb,
     number,
 )
+from companion.games.frozen import replace
 
 COLOURS = ("red", "yellow", "green", "blue", "purple")
 PER_COLOUR = 10  # house default: the text gives 50 penguins in 5 colours

@@ -15,7 +15,7 @@ discarded since the last reshuffle), so that it can refuse a card nobody can hol
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, TypedDict
 
@@ -35,6 +35,7 @@ from companion.games.base import (
     Verb,
     number,
 )
+from companion.games.frozen import replace
 
 TERRAINS = ("forest", "water", "mountain", "swamp", "desert")
 MEADOW = "meadow"

@@ -147,13 +147,50 @@ def quiet_pygame() -> None:
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 
-def capture_device(directory: str) -> Any:
-    """luma.emulator's capture device: one PNG per frame, twice the size."""
-    quiet_pygame()
-    from luma.emulator.device import capture
+def capture_device(directory: str) -> CaptureDisplay:
+    """The capture mode's device: one PNG per frame, twice the size."""
+    return CaptureDisplay(f"{directory}/frame_{{0:05}}.png")
 
-    return capture(width=128, height=64, mode="1", transform="identity", scale=2,
-                   file_template=f"{directory}/frame_{{0:05}}.png")
+
+class CaptureDisplay:
+    """Each frame as a numbered PNG, scaled up, the way luma.emulator's capture device writes
+    it (``transform="identity"``: each pixel a square; dimmed frames darker; a new file when
+    the contrast changes), but through PIL. luma.emulator scales and saves with pygame,
+    whose import (and pkg_resources with it) made capture mode 20 MB larger than the daemon
+    and half a second slower to start; PIL is loaded anyway.
+    """
+
+    mode = "1"
+
+    def __init__(self, template: str, scale: int = 2) -> None:
+        self.template = template
+        self.scale = scale
+        self.saved = 0
+        self.brightness = 1.0
+        self.last: Image.Image | None = None
+
+    def display(self, image: Image.Image) -> None:
+        self.last = image
+        self.saved += 1
+        frame = image.convert("RGB")
+        if self.brightness < 1.0:
+            frame = Image.blend(Image.new("RGB", frame.size), frame, self.brightness)
+        size = (frame.width * self.scale, frame.height * self.scale)
+        frame.resize(size, Image.Resampling.NEAREST).save(self.template.format(self.saved))
+
+    def contrast(self, level: int) -> None:
+        self.brightness = level / 255
+        if self.last is not None:
+            self.display(self.last)
+
+    def hide(self) -> None:
+        self.contrast(0)
+
+    def show(self) -> None:
+        self.contrast(0xFF)
+
+    def cleanup(self) -> None:
+        pass
 
 
 def pygame_device() -> Any:
