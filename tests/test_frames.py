@@ -46,7 +46,7 @@ def test_entering_faces_keeps_the_top_bar_and_the_panel_and_changes_only_the_row
     game = game_by_id("microbot-racers")
     assert game is not None
     session = Session.new(store, Header(game, ("Ann", "Bob")))
-    app = App(store, Config(), tmp_path, rng=random.Random(1))
+    app = App(store, Config(), rng=random.Random(1))
     app.open(session.gid)
     app.handle(Intent("down"))  # "Enter faces" for who is P1
     asked, entering, next_one = frames(app, "select", "select")
