@@ -11,6 +11,7 @@ from companion.games import GAMES
 from companion.games.base import Line
 from companion.record import Header
 from companion.session import Session
+from companion.ui.widgets import Numbers
 from tests.harness import Harness
 
 GAME_ROW = 4  # Quick Lemmings is the fifth game on the New game menu
@@ -42,10 +43,14 @@ def open_game(box: Harness, *lines: str, players: tuple[str, ...] = ("Ann", "Bob
 
 
 def play_card(box: Harness, terrain: str, value: int) -> None:
-    """Play a card from the play screen: the form, up to the terrain, up to the value."""
+    """Play a card from the play screen: the form, up to the terrain, up to the value (the
+    dials start on the play worth most points)."""
     box.press("select")  # "Play a card" is the first answer
-    box.presses(*["up"] * TERRAINS.index(terrain), "select")
-    box.presses(*["up"] * value, "select")
+    dial = box.app.top
+    assert isinstance(dial, Numbers)
+    box.presses(*["up"] * ((TERRAINS.index(terrain) - dial.values[0]) % len(TERRAINS)), "select")
+    span = dial.numbers[1].high - dial.numbers[1].low + 1
+    box.presses(*["up"] * ((value - dial.values[1]) % span), "select")
 
 
 def logged(box: Harness) -> list[str]:
@@ -78,7 +83,8 @@ def test_a_card_is_entered_terrain_then_value(box: Harness) -> None:
     box.presses("up", "up")
     assert box.shows("mountain", 12)  # a long name takes smaller type
     box.press("select")
-    box.presses("up", "up", "up")
+    assert box.shows("4", 20)  # a 4 is worth most on a fresh pile (as much as a 2 joining)
+    box.press("down")
     assert box.shows("3", 20) and box.shows("select: OK", 10)
     box.press("select")
     assert logged(box) == ["Ann play mountain 3"]
@@ -162,8 +168,7 @@ def test_the_pages_flip_to_cards_players_and_tiles(box: Harness) -> None:
 
 def test_a_finish_in_another_players_turn_wins_at_once(box: Harness) -> None:
     open_game(box, "Ann play forest 1", "Ann finish", players=("Ann", "Bob"))
-    box.press("up")  # from the first answer up to the last line: the finishes
-    box.press("up")
+    box.press("up")  # the extras close the ring, the first one just above the answers
     assert box.shows("+ Ann finish")
     box.press("select")
     assert box.shows("Game over")

@@ -266,10 +266,11 @@ class QuickLemmings(Game[State]):
         name, hand = state.players[seat], state.hands[seat]
         # A card is entered as its terrain, then its value: two short dials on a joystick.
         # Every value in the deck's range is offered; the rules refuse one that cannot be
-        # in a hand, with the reason.
+        # in a hand, with the reason. The dials start on the play worth most points now.
+        terrain, value = self._richest(state)
         plays = (Form("Play a card", name, "play", (
-            Field("terrain", 0, len(TERRAINS) - 1, names=TERRAINS),
-            Field("value", min(state.deck), max(state.deck)),
+            Field("terrain", 0, len(TERRAINS) - 1, terrain, TERRAINS),
+            Field("value", min(state.deck), max(state.deck), value),
         )),) if hand else ()
         refills = tuple(
             Choice(f"Refill, drop {k}", Line(name, "refill", (str(k),)),
@@ -300,6 +301,16 @@ class QuickLemmings(Game[State]):
             return None
         seat, terrain, value = state.played
         return {"player": state.players[seat], "terrain": TERRAINS[terrain], "value": value}
+
+    def _richest(self, state: State) -> tuple[int, int]:
+        """The play (terrain, value) worth most movement points now among the cards that may
+        be in a hand: the one a player reaches for first. Ties: the first terrain, then the
+        higher card (which also starts a new pile and lays a tile)."""
+        plays = ((self._lay(state, terrain, value).points, -terrain, value)
+                 for terrain in range(len(TERRAINS)) for value in sorted(set(state.deck))
+                 if self._possible(state, terrain, value))
+        _, terrain, value = max(plays, default=(0, 0, min(state.deck)))
+        return -terrain, value
 
     def _gains(self, state: State, terrain: int) -> list[dict[str, Any]]:
         """Per card value that may still be in a hand: the points a play of it on this
