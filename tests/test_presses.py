@@ -18,6 +18,7 @@ from companion.store import Store
 from companion.ui.app import App
 from companion.ui.play import PlayScreen
 from companion.ui.widgets import Menu, Numbers
+from tests.test_select_confirms import opened, press
 
 #: Presses per record line, set-up and leaving included, through the real loop. Before
 #: issue 13: 6.43, 6.30, 3.01, 5.58, 5.00. Microbot's menus gained the switch and puddle lines
@@ -58,22 +59,10 @@ def test_dice_start_on_roll_for_me_and_then_on_the_way_the_table_rolls(tmp_path:
     store.close()
 
 
-def opened(tmp_path: pathlib.Path, game_id: str, players: tuple[str, ...], *lines: str) -> tuple[App, int]:
+def opened_at(tmp_path: pathlib.Path, game: str, players: tuple[str, ...], *lines: str) -> tuple[App, int]:
     """An app on the play screen of a stored game with these lines logged."""
-    store = Store(str(tmp_path / "games.sqlite"))
-    game = game_by_id(game_id)
-    assert game is not None
-    session = Session.new(store, Header(game, players))
-    for text in lines:
-        session.play([Line.parse(text)])
-    app = App(store, Config(), tmp_path, rng=random.Random(3))
-    app.open(session.gid)
+    app, session = opened(Store(str(tmp_path / "games.sqlite")), tmp_path, game, players, *lines)
     return app, session.gid
-
-
-def press(app: App, *kinds: str) -> None:
-    for kind in kinds:
-        app.handle(Intent(kind))
 
 
 def under_cursor(app: App) -> str:
@@ -92,7 +81,7 @@ RACE = ("table roll 1 6", "Ann pick move-3", "Bob pick move-2", "Bob pick move-1
 
 def test_a_typed_die_lists_its_faces_from_the_middle_and_the_likeliest_extra_is_one_up(
         tmp_path: pathlib.Path) -> None:
-    app, gid = opened(tmp_path, "microbot-racers", ("Ann", "Bob"), *RACE)
+    app, gid = opened_at(tmp_path, "microbot-racers", ("Ann", "Bob"), *RACE)
     assert under_cursor(app) == "Roll for me"  # this table has not typed a face yet
     press(app, "down", "select", "down", "select")  # Enter faces: 1 down to 6
     assert logged(app, gid)[-1] == "Bob roll 6"
@@ -111,7 +100,7 @@ def test_a_typed_die_lists_its_faces_from_the_middle_and_the_likeliest_extra_is_
 
 
 def test_a_pick_starts_on_the_fastest_move_still_free(tmp_path: pathlib.Path) -> None:
-    app, gid = opened(tmp_path, "microbot-racers", ("Ann", "Bob"), "table roll 1 6")
+    app, gid = opened_at(tmp_path, "microbot-racers", ("Ann", "Bob"), "table roll 1 6")
     assert under_cursor(app) == "move-3"
     press(app, "select")
     assert under_cursor(app) == "move-2"  # Bob: move-3 is taken
@@ -122,7 +111,7 @@ def test_a_pick_starts_on_the_fastest_move_still_free(tmp_path: pathlib.Path) ->
 
 
 def test_a_card_starts_on_the_terrain_and_the_value_worth_most(tmp_path: pathlib.Path) -> None:
-    app, gid = opened(tmp_path, "quick-lemmings", ("Ann", "Bob"), "Ann play water 4", "Bob play water 4")
+    app, gid = opened_at(tmp_path, "quick-lemmings", ("Ann", "Bob"), "Ann play water 4", "Bob play water 4")
     assert under_cursor(app) == "Water"  # pile 4 4: a 3 joins it for 11 points
     press(app, "select")
     dial = app.top
