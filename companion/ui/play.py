@@ -140,12 +140,13 @@ class PlayScreen(Screen):
         return self.session.game.title
 
     def items(self) -> list[Item]:
-        """The answers to the pending prompt, extras after them; the end menu when over,
-        with any line the rules still accept after the end right after undo."""
+        """The answers to the pending prompt, extras after them (the likeliest last, so one
+        press up from the top); the end menu when over, with any line the rules still accept
+        after the end right after undo."""
         if self._items is None:
             ask = self.session.prompt()
-            extras = [item for answer in (ask.extras if ask else ()) for item in self._answer(answer, "+ ")]
             if ask is None or not ask.answers:
+                extras = [item for answer in (ask.extras if ask else ()) for item in self._answer(answer, "+ ")]
                 self._items = [Item("Undo last entry", self.undo, "mis-logged?"), *extras,
                                *self.view_items(lambda act: act),
                                Item("Summary", self.show_summary),
@@ -155,8 +156,9 @@ class PlayScreen(Screen):
                 self._items = [item for answer in ask.answers for item in self._answer(answer)]
                 self.cursor = 0 if mine else self.likely(ask, self._items)
                 # The extras close the ring: the likeliest (the game lists it first) is one
-                # press up from where the cursor starts, the next two up, and so on.
-                self._items = mine + self._items + extras[::-1]
+                # press up from the first answer, the next two up, and so on.
+                above = [item for answer in reversed(ask.extras) for item in self._answer(answer, "+ ")]
+                self._items = mine + self._items + above
             self.cursor = min(self.cursor, len(self._items) - 1)
         return self._items
 
