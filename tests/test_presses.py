@@ -18,7 +18,7 @@ from companion.store import Store
 from companion.ui.app import App
 from companion.ui.play import PlayScreen
 from companion.ui.widgets import Menu, Numbers
-from tests.test_select_confirms import opened, press
+from tests.apps import opened, press
 
 #: Presses per record line, set-up and leaving included, through the real loop. Before
 #: issue 13: 6.43, 6.30, 3.01, 5.58, 5.00. Microbot's menus gained the switch and puddle lines

@@ -6,23 +6,17 @@ opens the game menu. Every test drives the real app with intents, as the keys se
 from __future__ import annotations
 
 import pathlib
-import random
 from collections.abc import Iterator
 
 import pytest
 
-from companion.config import Config
-from companion.games import game_by_id
-from companion.games.base import Line
-from companion.intents import Intent
-from companion.record import Header
 from companion.session import Session
 from companion.store import Store
-from companion.ui.app import App
 from companion.ui.board import BoardScreen
 from companion.ui.figures import Views
 from companion.ui.play import PlayScreen
 from companion.ui.widgets import Menu, Numbers, Page, Preview
+from tests.apps import opened, press
 from tests.games.scenarios import SPEC_SETUP as SETUP
 
 
@@ -31,23 +25,6 @@ def store(tmp_path: pathlib.Path) -> Iterator[Store]:
     opened = Store(str(tmp_path / "games.sqlite"))
     yield opened
     opened.close()
-
-
-def opened(store: Store, tmp_path: pathlib.Path, game: str, players: tuple[str, ...],
-           *lines: str) -> tuple[App, Session]:
-    found = game_by_id(game)
-    assert found is not None
-    session = Session.new(store, Header(found, players))
-    for text in lines:
-        session.play([Line.parse(text)])
-    app = App(store, Config(), tmp_path, rng=random.Random(3))
-    assert app.open(session.gid)
-    return app, session
-
-
-def press(app: App, *kinds: str | int) -> None:
-    for kind in kinds:
-        app.handle(Intent("digit", kind) if isinstance(kind, int) else Intent(kind))
 
 
 def head(store: Store, session: Session) -> int:
