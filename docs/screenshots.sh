@@ -18,25 +18,25 @@ shot() {  # shot NAME "KEYS"
 }
 
 start="select select select select select select"          # Microbot Racers, Ann and Bob, defaults
-picks="select select select select select select"           # every pick: the first space left
+picks="select select select select select select"           # every pick where the cursor starts
 shot home ""
 shot new-game "select"
 shot first-player "$start"
 shot picks "$start roll select select"
-shot hazard "$start roll $picks select down down down select"   # P2 acts, then logs a puddle
+shot hazard "$start roll $picks select up select"   # P2 acts, then logs a puddle (one press up)
 shot menu "$start roll select context"
 shot rules "$start roll select context down select"
 shot faces "$start down select digit:3"
-shot over "select select select select down select select roll select select select select select select select down down down down down down select"
+shot over "select select select select up up select select roll select select select select select select select up up up up select"   # 1 lap; P2's lap
 
 # Quick Lemmings, three players; cards: Ann water 4, Bob water 4, Cat water 3, Ann forest 1,
-# Bob swamp 3 (each: "Play a card", up to the terrain, select, up to the value, select)
+# Bob swamp 3 (each: from the terrain worth most to the card's, select, from the value worth
+# most there to the card's, select)
 lemmings="select down down down down select down select select select select select"
-cards="select up select up up up up select select up select up up up up select select up select up up up select"
-cards="$cards select select up select select up up up select up up up select"
+cards="down select select select select select select up select up up select down down select down select"
 shot lemmings-piles "$lemmings $cards context down down select"   # the game menu's piles page
 shot lemmings-play "$lemmings $cards"                                # Bob's 3 points, a swamp tile
-shot lemmings-card "$lemmings $cards select up up up up select up up"   # Cat enters desert 2
+shot lemmings-card "$lemmings $cards down down down select down down"   # Cat enters desert 2
 
 # Penguin Panic, Ann, Bob and Cat as entered; faces are typed in, so these frames stay the same
 penguins="select down down select down select select select select down select"

@@ -6,23 +6,17 @@ opens the game menu. Every test drives the real app with intents, as the keys se
 from __future__ import annotations
 
 import pathlib
-import random
 from collections.abc import Iterator
 
 import pytest
 
-from companion.config import Config
-from companion.games import game_by_id
-from companion.games.base import Line
-from companion.intents import Intent
-from companion.record import Header
 from companion.session import Session
 from companion.store import Store
-from companion.ui.app import App
 from companion.ui.board import BoardScreen
 from companion.ui.figures import Views
 from companion.ui.play import PlayScreen
 from companion.ui.widgets import Menu, Numbers, Page, Preview
+from tests.apps import opened, press
 from tests.games.scenarios import SPEC_SETUP as SETUP
 
 
@@ -31,23 +25,6 @@ def store(tmp_path: pathlib.Path) -> Iterator[Store]:
     opened = Store(str(tmp_path / "games.sqlite"))
     yield opened
     opened.close()
-
-
-def opened(store: Store, tmp_path: pathlib.Path, game: str, players: tuple[str, ...],
-           *lines: str) -> tuple[App, Session]:
-    found = game_by_id(game)
-    assert found is not None
-    session = Session.new(store, Header(found, players))
-    for text in lines:
-        session.play([Line.parse(text)])
-    app = App(store, Config(), rng=random.Random(3))
-    assert app.open(session.gid)
-    return app, session
-
-
-def press(app: App, *kinds: str | int) -> None:
-    for kind in kinds:
-        app.handle(Intent("digit", kind) if isinstance(kind, int) else Intent(kind))
 
 
 def head(store: Store, session: Session) -> int:
@@ -60,7 +37,7 @@ PP = ("table line", "Ann ability 7", "Bob ability 6", "Bob bribe 1", "Ann bribe 
 
 def test_typing_faces_with_right_after_each_fills_the_dice_and_never_logs(
         store: Store, tmp_path: pathlib.Path) -> None:
-    app, session = opened(store, tmp_path, "penguin-panic", ("Ann", "Bob"), *PP)
+    app, session = opened(store, "penguin-panic", ("Ann", "Bob"), *PP)
     before = head(store, session)
     press(app, 6, "right", 6, "right", 6, "right", 6, "right")
     form = app.top
@@ -77,7 +54,7 @@ def stored_last(store: Store, session: Session) -> str:
 
 def test_left_on_the_first_number_and_right_on_the_last_stay_in_the_form(
         store: Store, tmp_path: pathlib.Path) -> None:
-    app, _ = opened(store, tmp_path, "penguin-panic", ("Ann", "Bob"), *PP)
+    app, _ = opened(store, "penguin-panic", ("Ann", "Bob"), *PP)
     press(app, 2)  # faces, die 1 = 2, on to die 2
     press(app, "left", "left", "left")
     assert isinstance(app.top, Numbers) and app.top.at == 0
@@ -87,7 +64,7 @@ def test_left_on_the_first_number_and_right_on_the_last_stay_in_the_form(
 
 
 def test_a_digit_the_die_cannot_show_says_why(store: Store, tmp_path: pathlib.Path) -> None:
-    app, _ = opened(store, tmp_path, "leaf-climbers", ("Ann", "Bob"), "table drop 1",
+    app, _ = opened(store, "leaf-climbers", ("Ann", "Bob"), "table drop 1",
                     "table leaf 6 6")
     press(app, 7)  # Ann's d4
     assert isinstance(app.top, Numbers) and app.top.message == "d4: 1-4"
@@ -97,7 +74,7 @@ def test_a_digit_the_die_cannot_show_says_why(store: Store, tmp_path: pathlib.Pa
 
 def test_right_on_the_play_screen_and_its_pages_never_plays_a_card(
         store: Store, tmp_path: pathlib.Path) -> None:
-    app, session = opened(store, tmp_path, "quick-lemmings", ("Ann", "Bob"))
+    app, session = opened(store, "quick-lemmings", ("Ann", "Bob"))
     press(app, "context")
     menu = app.top
     assert isinstance(menu, Menu)
@@ -111,7 +88,7 @@ def test_right_on_the_play_screen_and_its_pages_never_plays_a_card(
 
 
 def test_left_and_right_leave_no_page_menu_or_preview(store: Store, tmp_path: pathlib.Path) -> None:
-    app, session = opened(store, tmp_path, "penguin-panic", ("Ann", "Bob"), *PP,
+    app, session = opened(store, "penguin-panic", ("Ann", "Bob"), *PP,
                           "Bob roll 1 2 3")
     press(app, "select", "select", "select")  # circle 1: 1 linked, 0 coloured
     assert isinstance(app.top, Preview)
@@ -126,7 +103,7 @@ def test_left_and_right_leave_no_page_menu_or_preview(store: Store, tmp_path: pa
 
 
 def test_undo_and_redo_work_with_the_game_menu_open(store: Store, tmp_path: pathlib.Path) -> None:
-    app, session = opened(store, tmp_path, "penguin-panic", ("Ann", "Bob"), *PP)
+    app, session = opened(store, "penguin-panic", ("Ann", "Bob"), *PP)
     press(app, "context", "undo")
     assert head(store, session) == len(PP) - 1 and isinstance(app.top, PlayScreen)
     press(app, "context", "redo")
@@ -134,7 +111,7 @@ def test_undo_and_redo_work_with_the_game_menu_open(store: Store, tmp_path: path
 
 
 def test_down_from_the_game_menus_last_line_stays_there(store: Store, tmp_path: pathlib.Path) -> None:
-    app, session = opened(store, tmp_path, "penguin-panic", ("Ann", "Bob"), *PP)
+    app, session = opened(store, "penguin-panic", ("Ann", "Bob"), *PP)
     press(app, "context")
     menu = app.top
     assert isinstance(menu, Menu)
@@ -148,7 +125,7 @@ def test_down_from_the_game_menus_last_line_stays_there(store: Store, tmp_path: 
 
 def test_gleebs_select_on_the_picked_stack_unpicks_it_and_m_opens_the_menu(
         store: Store, tmp_path: pathlib.Path) -> None:
-    app, session = opened(store, tmp_path, "gleebs-and-grues", ("Ann", "Bob"), *SETUP)
+    app, session = opened(store, "gleebs-and-grues", ("Ann", "Bob"), *SETUP)
     play = app.top
     assert isinstance(play, PlayScreen)
     press(app, "select")  # the board, on a stack that can move

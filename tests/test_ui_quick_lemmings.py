@@ -11,6 +11,8 @@ from companion.games import GAMES
 from companion.games.base import Line
 from companion.record import Header
 from companion.session import Session
+from companion.ui.play import PlayScreen
+from companion.ui.widgets import Numbers
 from tests.harness import Harness
 
 GAME_ROW = 4  # Quick Lemmings is the fifth game on the New game menu
@@ -42,10 +44,16 @@ def open_game(box: Harness, *lines: str, players: tuple[str, ...] = ("Ann", "Bob
 
 
 def play_card(box: Harness, terrain: str, value: int) -> None:
-    """Play a card from the play screen: the form, up to the terrain, up to the value."""
-    box.press("select")  # "Play a card" is the first answer
-    box.presses(*["up"] * TERRAINS.index(terrain), "select")
-    box.presses(*["up"] * value, "select")
+    """Play a card from the play screen: down or up to its terrain (the cursor starts on the
+    terrain worth most), then up to the value from where the dial starts."""
+    screen = box.app.top
+    assert isinstance(screen, PlayScreen)
+    distance = TERRAINS.index(terrain) - screen.cursor
+    box.presses(*["down" if distance > 0 else "up"] * abs(distance), "select")
+    dial = box.app.top
+    assert isinstance(dial, Numbers)
+    span = dial.numbers[0].high - dial.numbers[0].low + 1
+    box.presses(*["up"] * ((value - dial.values[0]) % span), "select")
 
 
 def logged(box: Harness) -> list[str]:
@@ -67,19 +75,19 @@ def test_a_new_game_starts_with_the_first_seat_and_the_card_entry(box: Harness) 
     start_three(box)
     assert box.shows("Ann")  # whose turn, in the header
     assert box.shows("Ann: play or refill", 11)
-    assert box.shows("Play a card")
+    assert box.shows("Forest")  # every pile is worth the same: the first terrain
     assert box.shows("Ann: hand 4, draw pile 35", 10)  # 7 - 3 players; 50 - 15 dealt
 
 
 def test_a_card_is_entered_terrain_then_value(box: Harness) -> None:
     start_three(box)
+    box.presses("down", "down")
+    assert box.shows("Mountain")
     box.press("select")
-    assert box.shows("terrain", 10) and box.shows("forest", 20)
-    box.presses("up", "up")
-    assert box.shows("mountain", 12)  # a long name takes smaller type
-    box.press("select")
-    box.presses("up", "up", "up")
-    assert box.shows("3", 20) and box.shows("value", 10)  # the number at hand, by name
+    assert box.shows("Ann: Mountain") and box.shows("value", 10)
+    assert box.shows("4", 20)  # a 4 is worth most on a fresh pile (as much as a 2 joining)
+    box.press("down")
+    assert box.shows("3", 20) and box.shows("select: OK", 10)
     box.press("select")
     assert logged(box) == ["Ann play mountain 3"]
 
@@ -122,7 +130,7 @@ def test_a_value_outside_a_custom_deck_is_refused(box: Harness) -> None:
 
 def test_a_refill_says_what_it_draws_and_the_panel_shows_the_hand(box: Harness) -> None:
     start_three(box)
-    box.press("down")
+    box.presses(*["down"] * len(TERRAINS))  # after a card of each terrain
     assert box.shows("Refill, drop 0") and box.shows("draw 2", 10)
     box.presses("down", "down")
     assert box.shows("Refill, drop 2") and box.shows("draw 4", 10)
@@ -162,8 +170,7 @@ def test_the_pages_flip_to_cards_players_and_tiles(box: Harness) -> None:
 
 def test_a_finish_in_another_players_turn_wins_at_once(box: Harness) -> None:
     open_game(box, "Ann play forest 1", "Ann finish", players=("Ann", "Bob"))
-    box.press("up")  # from the first answer up to the last line: the finishes
-    box.press("up")
+    box.press("up")  # the extras close the ring, the first one just above the answers
     assert box.shows("+ Ann finish")
     box.press("select")
     assert box.shows("Game over")

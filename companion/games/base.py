@@ -320,6 +320,9 @@ class Prompt:
     answers: tuple[Answer, ...]
     extras: tuple[Answer, ...] = ()
     topic: str = ""
+    #: The answer the rules make likeliest (an index into ``answers``): the screens start on
+    #: it, so the usual answer is one press.
+    likely: int = 0
 
 
 # --- The game contract ---

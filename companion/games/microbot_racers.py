@@ -136,6 +136,17 @@ def parse_side(value: str) -> str:
     return value
 
 
+def fastest_move(answers: Sequence[Choice]) -> int:
+    """Where a pick starts: on the longest move still free that the robot's health allows
+    (a race is won by moving; the engine already leaves out moves longer than the health).
+
+    >>> fastest_move([Choice(a, Line("Ann", "pick", (a,))) for a in ("move-1", "move-2", "turn-left")])
+    1
+    """
+    moves = [i for i, a in enumerate(answers) if a.line.args and kind(a.line.args[0]) == "move"]
+    return max(moves, key=lambda i: int(answers[i].line.args[0].rsplit("-", 1)[1]), default=0)
+
+
 def chance(successes: int) -> str:
     """Percentage of a d6 roll succeeding, as players say it."""
     return f"{round(100 * max(0, successes) / 6)}%"
@@ -360,7 +371,7 @@ class MicrobotRacers(Game[State]):
                 for s in (0, 1) if self._may_claim(state, s)
             )
             return Prompt(names[picker], f"{names[picker]}: pick {mine} of 3", answers,
-                          claims, "pick")
+                          claims, "pick", fastest_move(answers))
         seat = state.to_act
         robot = state.robots[seat]
         doable: list[Choice] = []

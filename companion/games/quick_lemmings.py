@@ -310,13 +310,16 @@ class QuickLemmings(Game[State]):
             return None
         seat = state.turn
         name, hand = state.players[seat], state.hands[seat]
-        # A card is entered as its terrain, then its value: two short dials on a joystick.
-        # Every value in the deck's range is offered; the rules refuse one that cannot be
-        # in a hand, with the reason.
-        plays = (Form("Play a card", name, "play", (
-            Field("terrain", 0, len(TERRAINS) - 1, names=TERRAINS),
-            Field("value", min(state.deck), max(state.deck)),
-        )),) if hand else ()
+        # A card is its terrain (one answer each), then its value on a short dial. Every
+        # value in the deck's range is offered; the rules refuse one that cannot be in a
+        # hand, with the reason. The cursor starts on the terrain where a card is worth
+        # most points now, and each dial on the card worth most there.
+        best = [self._best_card(state, terrain) for terrain in range(len(TERRAINS))]
+        plays = tuple(
+            Form(kind.capitalize(), name, "play", (Field("value", min(state.deck), max(state.deck), value),),
+                 (kind,))
+            for kind, (_, value) in zip(TERRAINS, best)
+        ) if hand else ()
         refills = tuple(
             Choice(f"Refill, drop {k}", Line(name, "refill", (str(k),)),
                    f"draw {self._refill(state, seat, k).hands[seat] - (hand - k)}")
@@ -329,7 +332,8 @@ class QuickLemmings(Game[State]):
                    else f"{done + 1} of {state.lemmings} across")
             for who, done in zip(state.players, state.finished)
         )
-        return Prompt(name, f"{name}: play or refill", plays + refills, finishes, "turn")
+        richest = max(range(len(plays)), key=lambda terrain: best[terrain][0], default=0)
+        return Prompt(name, f"{name}: play or refill", plays + refills, finishes, "turn", richest)
 
     # --- helpers that read the state ---
 
@@ -346,6 +350,13 @@ class QuickLemmings(Game[State]):
             return None
         seat, terrain, value = state.played
         return {"player": state.players[seat], "terrain": TERRAINS[terrain], "value": value}
+
+    def _best_card(self, state: State, terrain: int) -> tuple[int, int]:
+        """The card of this terrain worth most movement points now, among those that may be
+        in a hand, as (points, value): the one a player reaches for first. Of two worth the
+        same, the higher (it also starts a new pile and lays a tile)."""
+        return max(((self._lay(state, terrain, value).points, value) for value in sorted(set(state.deck))
+                    if self._possible(state, terrain, value)), default=(0, min(state.deck)))
 
     def _gains(self, state: State, terrain: int) -> list[Gain]:
         """Per card value that may still be in a hand: the points a play of it on this

@@ -423,7 +423,6 @@ class NewGame:
             return
         key = keys[index]
         spec = self.game.options[key]
-        ordered = [spec.default] + [c for c in spec.choices if c != spec.default]
 
         def choose(value: str) -> None:
             # Back to an earlier option and forward again: its old choice (and the later
@@ -433,10 +432,14 @@ class NewGame:
                 self.options.append((key, value))
             self.ask_option(index + 1)
 
-        self.app.push(Menu(spec.help or key, [
+        # The choices in their own order (laps 1 to 9), the cursor on the default: the
+        # values next to it, the likeliest other answers, are one press away.
+        menu = Menu(spec.help or key, [
             Item(value, partial(choose, value), "default" if value == spec.default else "")
-            for value in ordered
-        ]))
+            for value in spec.choices
+        ])
+        menu.cursor = spec.choices.index(spec.default) if spec.default in spec.choices else 0
+        self.app.push(menu)
 
     def ask_companion(self) -> None:
         """For a game with an advisor: may the companion play a seat? Stored with the game."""

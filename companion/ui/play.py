@@ -11,6 +11,7 @@ import random
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from PIL import ImageDraw
@@ -89,6 +90,30 @@ def question_line(draw: ImageDraw.ImageDraw, question: str) -> None:
     text(draw, (2, QUESTION_BASELINE), question, size)
 
 
+#: A single die with this many faces or fewer has them listed on the play screen once the
+#: table types its faces: a face is then one press, not "Enter faces" and then the face.
+LISTED_FACES = 6
+
+
+def listed_faces(ask: Roll) -> list[Choice]:
+    """A typed die's faces as answers, one press each; none for several dice, named faces
+    (squares) or a die too large to scroll through (a d20 is typed on the faces screen).
+
+    >>> [face.label for face in listed_faces(Roll("Ann", "roll", (4,), ("d4",)))]
+    ['Rolled 1', 'Rolled 2', 'Rolled 3', 'Rolled 4']
+    """
+    if len(ask.sides) != 1 or ask.names or ask.sides[0] > LISTED_FACES:
+        return []
+    return [Choice(f"Rolled {face}", ask.line((face,)), ask.chance) for face in range(1, ask.sides[0] + 1)]
+
+
+def middle_face(faces: list[Choice]) -> Choice:
+    """Where a listed die starts: no face is likelier than another, so on the middle one
+    (the lower of two), from which every face is fewest presses away on average ("Roll
+    for me" closes the ring between the last face and the first)."""
+    return faces[(len(faces) - 1) // 2]
+
+
 class PlayScreen(Screen):
     """A game in progress. Its menu is rebuilt from the prompt after every change."""
 
@@ -123,12 +148,13 @@ class PlayScreen(Screen):
         return self.session.game.title
 
     def items(self) -> list[Item]:
-        """The answers to the pending prompt, extras after them; the end menu when over,
-        with any line the rules still accept after the end right after undo."""
+        """The answers to the pending prompt, extras after them (the likeliest last, so one
+        press up from the top); the end menu when over, with any line the rules still accept
+        after the end right after undo."""
         if self._items is None:
             ask = self.session.prompt()
-            extras = [item for answer in (ask.extras if ask else ()) for item in self._answer(answer, "+ ")]
             if ask is None or not ask.answers:
+                extras = [item for answer in (ask.extras if ask else ()) for item in self._answer(answer, "+ ")]
                 self._items = [Item("Undo last entry", self.undo, "mis-logged?"), *extras,
                                *self.view_items(lambda act: act),
                                Item("Summary", self.show_summary),
@@ -136,16 +162,20 @@ class PlayScreen(Screen):
             else:
                 mine = self.companion_items(ask)  # first, and where the cursor starts
                 self._items = [item for answer in ask.answers for item in self._answer(answer)]
-                self.cursor = 0 if mine else self.likely(self._items)
-                self._items = mine + self._items + extras
+                self.cursor = 0 if mine else self.likely(ask, self._items)
+                # The extras close the ring: the likeliest (the game lists it first) is one
+                # press up from the first answer, the next two up, and so on.
+                above = [item for answer in reversed(ask.extras) for item in self._answer(answer, "+ ")]
+                self._items = mine + self._items + above
             self.cursor = min(self.cursor, len(self._items) - 1)
         return self._items
 
-    def likely(self, required: list[Item]) -> int:
-        """Where the cursor starts among the required answers: on the first (the
-        companion's own move, or a single answer: one press); but when dice are asked, on
-        the same faces again after an undone device roll, else on the way this table
-        rolled last time ("Roll for me" until it types faces in)."""
+    def likely(self, ask: Prompt, required: list[Item]) -> int:
+        """Where the cursor starts among the required answers: on the one the rules make
+        likeliest (the first, unless the game says which; a single answer: one press); but
+        when dice are asked, on the same faces again after an undone device roll, else on
+        the way this table rolled last time ("Roll for me" until it types faces in, then
+        "Enter faces", or the middle face of a die whose faces are listed)."""
         for index, item in enumerate(required):
             if isinstance(item.answer, Roll) and item.label == item.answer.by_hand:
                 if self.by_hand:
@@ -153,7 +183,9 @@ class PlayScreen(Screen):
                 # Before "Enter faces": "Roll for me", or "Use F again" and "Roll again".
                 again = self.session.roll_again(item.answer) is not None
                 return index - 2 if again else index - 1
-        return 0
+        middles = [middle_face(listed_faces(a)) for a in ask.answers if isinstance(a, Roll) and listed_faces(a)]
+        likeliest = middles[0] if middles else ask.answers[ask.likely]
+        return next((i for i, item in enumerate(required) if item.answer == likeliest), 0)
 
     def _answer(self, answer: Answer, mark: str = "") -> list[Item]:
         if isinstance(answer, Choice):
@@ -167,6 +199,10 @@ class PlayScreen(Screen):
                                 "undone roll"))
                 out.append(Item(mark + "Roll again", lambda: self.roll(answer, again=True),
                                 "kept in the log"))
+            elif self.by_hand and listed_faces(answer):  # this table types its faces
+                return [*(Item(mark + face.label, partial(self.type_faces, face.line), face.hint, face)
+                          for face in listed_faces(answer)),
+                        Item(mark + answer.by_device, lambda: self.roll(answer), answer.chance)]
             else:
                 out.append(Item(mark + answer.by_device, lambda: self.roll(answer), answer.chance))
             out.append(Item(mark + answer.by_hand, lambda: self.enter_faces(answer), answer.chance,
@@ -255,11 +291,15 @@ class PlayScreen(Screen):
     def enter_faces(self, ask: Roll, first_digit: int | None = None) -> None:
         numbers = [Field(label, 1, sides, names=ask.names) for label, sides in zip(ask.labels, ask.sides)]
         def done(faces: tuple[int, ...]) -> None:
-            self.by_hand = True
-            self.play([ask.line(faces)])
+            self.type_faces(ask.line(faces))
         self.host.push(Numbers(ask.label, numbers, done, first_digit,
                                carry=not ask.names,  # named faces (squares) never repeat
                                backdrop=self.backdrop, question=self.question_row))
+
+    def type_faces(self, line: Line) -> None:
+        """Log faces the table rolled and typed in (the cursor offers that way next time)."""
+        self.by_hand = True
+        self.play([line])
 
     def fill_form(self, form: Form, values: tuple[int, ...] = ()) -> None:
         """Enter a form's numbers (starting from ``values`` when coming back to change them)."""

@@ -3,6 +3,7 @@ see it, illegal lines with their error class, and the card-count invariants."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 from typing import Any
 
@@ -373,35 +374,46 @@ def answers(state: State) -> list[str]:
     return [str(a.line) for a in ask.answers if isinstance(a, Choice)]
 
 
-def card_form(state: State) -> Form:
-    """The prompt's card entry."""
+def card_forms(state: State) -> list[Form]:
+    """The prompt's card entries, one per terrain."""
     ask = GAME.prompt(state)
     assert ask is not None
-    forms = [a for a in ask.answers if isinstance(a, Form)]
-    assert len(forms) == 1
-    return forms[0]
+    return [a for a in ask.answers if isinstance(a, Form)]
 
 
 def test_a_card_is_entered_as_its_terrain_then_its_value() -> None:
-    form = card_form(state_after())
-    terrain, value = form.fields
-    assert form.actor == "Ann" and terrain.names == TERRAINS
+    forms = card_forms(state_after())
+    assert [(form.actor, form.prefix) for form in forms] == [("Ann", (t,)) for t in TERRAINS]
+    (value,) = forms[2].fields
     assert (value.low, value.high) == (0, 4)
-    assert str(form.line((2, 3))) == "Ann play mountain 3"
+    assert str(forms[2].line((3,))) == "Ann play mountain 3"
+
+
+def test_the_cursor_starts_on_the_card_worth_most_points() -> None:
+    # Water pile 4 4 3 2: the last 2 that may be in a hand joins it for 15 points.
+    state = state_after("Ann play water 4", "Bob play water 4", "Cat play water 3", "Ann play water 2",
+                        players="Ann Bob Cat")
+    ask = GAME.prompt(state)
+    assert ask is not None
+    assert ask.answers[ask.likely] == card_forms(state)[1]  # water, the richest pile
+    assert [form.fields[0].default for form in card_forms(state)] == [4, 2, 4, 4, 4]
+    assert GAME.apply(state, Line.parse("Bob play water 2")).points == 15
+    fresh = GAME.prompt(state_after())  # every pile a 2: a 4 anywhere or a 2 joining, 4 points
+    assert fresh is not None and fresh.likely == 0
 
 
 def test_the_card_entry_spans_a_custom_deck_and_the_rules_refuse_the_gaps() -> None:
     options = ("deck 0,2,2,9,9",)
-    form = card_form(state_after(options=options))
-    assert (form.fields[1].low, form.fields[1].high) == (0, 9)
+    form = card_forms(state_after(options=options))[1]
+    assert (form.fields[0].low, form.fields[0].high) == (0, 9)
     with pytest.raises(NotInDeck, match="the deck has no 5"):
-        GAME.apply(state_after(options=options), form.line((1, 5)))
+        GAME.apply(state_after(options=options), form.line((5,)))
 
 
 def test_a_card_that_cannot_exist_is_refused_with_the_reason() -> None:
     state = state_after("Ann play desert 0", "Bob play desert 0")
     with pytest.raises(AllInSight, match="no desert 0 is left"):
-        GAME.apply(state, card_form(state).line((4, 0)))
+        GAME.apply(state, card_forms(state)[4].line((0,)))
 
 
 def test_prompt_offers_refills_up_to_the_hand_with_what_they_draw() -> None:
@@ -464,9 +476,8 @@ def legal_lines(state: State) -> tuple[list[Line], list[Line]]:
             required.append(answer.line)
             continue
         assert isinstance(answer, Form)
-        terrain, value = answer.fields
-        for line in (answer.line((t, v)) for t in range(terrain.low, terrain.high + 1)
-                     for v in range(value.low, value.high + 1)):
+        for line in (answer.line(values) for values in itertools.product(
+                *(range(field.low, field.high + 1) for field in answer.fields))):
             try:
                 GAME.apply(state, line)
             except IllegalLine:
