@@ -35,10 +35,10 @@ from companion.games.base import Game
 
 #: Entries between two checkpoints. Resuming replays fewer entries than this (at most 10 ms
 #: of CPU on a PC, for the slowest engine); a press that reaches a multiple of it also writes
-#: the state (0.2-0.5 KB of JSON) and sums up the entries since the last checkpoint, in its
-#: own transaction: 0.2-0.4 ms more CPU on a PC. At 256 those presses stay out of the slowest
-#: 1% (64 put 1.6% of presses there), and the store grows by a tenth for a long race (a
-#: third at 64), while resuming stays a small part of the start.
+#: the state (0.2-0.5 KB of JSON) and sums up the entries since the last checkpoint, in the
+#: entry's own transaction: 0.2-0.4 ms more CPU on a PC. At 256 those presses stay out of the
+#: slowest 1% (64 put 1.6% of presses there), and a long race's store grows by 7% (a third
+#: at 64), while resuming stays a small part of the start.
 EVERY = 256
 #: The encoding's own version: a change to :func:`encode` changes it, and every checkpoint
 #: written before is then ignored.
