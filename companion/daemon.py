@@ -8,6 +8,7 @@ an idle companion uses no CPU.
 
 from __future__ import annotations
 
+import gc
 import logging
 import queue
 import time
@@ -60,6 +61,10 @@ class Daemon:
     def run(self) -> None:
         """Show the first screen, tell systemd we are up, then serve events until stopped."""
         self.refresh()
+        # What start-up built (modules, fonts, the game so far) lives as long as the daemon:
+        # moved out of the collector's sight, a later full collection no longer walks it in
+        # the middle of a press.
+        gc.freeze()
         notify("READY=1")
         log.info("ready")
         while True:

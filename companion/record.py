@@ -20,7 +20,7 @@ from typing import Any, BinaryIO
 
 from companion.exc import RecordError, UnreadableRecord
 from companion.games import GAMES, game_by_id
-from companion.games.base import RESERVED_NAMES, TABLE, Game, IllegalLine, Line
+from companion.games.base import RESERVED_NAMES, TABLE, Game, IllegalLine, Line, Prompt
 
 NAME = re.compile(r"[A-Za-z0-9_-]{1,12}")
 
@@ -373,15 +373,20 @@ def replay_bytes(data: bytes) -> Replayed:
     return replay_stream(io.BytesIO(data), most=None)
 
 
-def summarise(game: Game[Any], players: tuple[str, ...], state: Any) -> dict[str, Any]:
-    """The summary JSON object of records.md for a state."""
+def summarise(game: Game[Any], players: tuple[str, ...], state: Any,
+              ask: Prompt | None = None) -> dict[str, Any]:
+    """The summary JSON object of records.md for a state; ``ask``, the state's prompt if the
+    caller has it already (a prompt can cost a board search: a play screen's press pays for
+    it once)."""
     outcome = game.outcome(state)
+    if outcome is None and ask is None:
+        ask = game.prompt(state)
     out: dict[str, Any] = {
         "game": game.id,
         "players": list(players),
         "over": outcome is not None,
         "winners": list(outcome.winners) if outcome else [],
-        "next": None if outcome else game.next_actor(state),
+        "next": ask.actor if outcome is None and ask is not None and ask.answers else None,
     }
     out.update(game.details(state))
     return out

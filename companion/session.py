@@ -111,7 +111,8 @@ class Session:
     def summary(self) -> dict[str, Any]:
         """The records.md summary of where the game stands: the same object until the game
         changes (every frame draws from it), so read it and never change it."""
-        return self._once("summary", lambda: summarise(self.game, self.players, self.state))
+        return self._once("summary", lambda: summarise(self.game, self.players, self.state,
+                                                       self.prompt()))
 
     def _once(self, key: object, compute: Callable[[], T]) -> T:
         """``compute()`` for the current position, remembered until the game changes.
