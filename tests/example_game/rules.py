@@ -19,32 +19,56 @@ Record lines (after ``game pig``, ``players ...`` and ``option goal N``):
 Traceback (most recent call last):
 ...
 tests.example_game.rules.NothingToHold: roll first: Ann has no points to bank
+>>> for text in ("Ann roll 6", "Ann roll 4"):
+...     s = game.apply(s, Line.parse(text))
+>>> game.outcome(s)
+Outcome(termination=<Termination.GOAL: 'goal reached'>, winners=('Ann',))
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar
+from enum import StrEnum
+from typing import Any, ClassVar, TypedDict
 
 from companion.games.base import (
     Choice,
     Game,
-    GameOver,
     IllegalLine,
     Line,
     NotYourTurn,
     OptionSpec,
+    Outcome,
     Prompt,
     Roll,
-    UnknownVerb,
-    expect_args,
+    Summary,
+    Verb,
     number,
 )
 
 SIDES = 6
 PIG = 1  # the face that loses the turn's points
 GOALS = ("20", "50", "100")
+
+
+class Termination(StrEnum):
+    """How a game of Pig ends: its value is the ending in a few words."""
+
+    GOAL = "goal reached"
+
+
+class Details(TypedDict):
+    """The summary keys of Pig's record format (the docstring above)."""
+
+    goal: int
+    scores: dict[str, int]
+    #: The points of the turn under way, not banked yet.
+    turn_points: int
+
+
+class PigSummary(Summary, Details):
+    """A Pig summary, as the screens read it: the keys every game has, then Pig's."""
 
 
 class NothingToHold(IllegalLine):
@@ -75,6 +99,10 @@ class Pig(Game[State]):
     title: ClassVar[str] = "Pig"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
+    verbs: ClassVar[Mapping[str, Verb]] = {
+        "roll": Verb(("F",)),
+        "hold": Verb(),
+    }
     options: ClassVar[Mapping[str, OptionSpec]] = {
         "goal": OptionSpec("50", parse_goal, "points to win", GOALS),
     }
@@ -85,26 +113,23 @@ class Pig(Game[State]):
                 "the goal, banked or not, wins at once.",
     }
 
+    # --- the contract ---
+
     def start(self, players: tuple[str, ...], options: Mapping[str, Any]) -> State:
         return State(players=tuple(players), goal=options["goal"], banked=(0,) * len(players))
 
-    def apply(self, state: State, line: Line) -> State:
-        if state.winner is not None:
-            raise GameOver("the game is over")
-        if line.actor not in state.players:
-            raise NotYourTurn(f"{line.actor!r} is not playing")
-        name = state.players[state.turn]
-        if line.actor != name:
-            raise NotYourTurn(f"it is {name}'s turn")
+    def seats(self, state: State) -> tuple[str, ...]:
+        return state.players
+
+    def play(self, state: State, line: Line) -> State:
+        # apply has checked the rest: the game goes on, the verb is Pig's, the actor plays,
+        # and the count of words fits the verb.
+        refusal = self._refusal(state, line)
+        if refusal is not None:
+            raise refusal
         if line.verb == "roll":
-            expect_args(line, 1, "F")
             return self._roll(state, number(line.args[0], 1, SIDES, "a die face"))
-        if line.verb == "hold":
-            expect_args(line, 0, "")
-            if not state.points:
-                raise NothingToHold(f"roll first: {name} has no points to bank")
-            return self._pass(replace(state, banked=self._banked(state)))
-        raise UnknownVerb(f"{line.verb!r} is not a Pig action: roll or hold")
+        return self._pass(replace(state, banked=self._banked(state)))
 
     def prompt(self, state: State) -> Prompt | None:
         if state.winner is not None:
@@ -112,17 +137,17 @@ class Pig(Game[State]):
         name = state.players[state.turn]
         risk = f"a 1 loses {state.points}" if state.points else ""
         answers: tuple[Choice | Roll, ...] = (Roll(name, "roll", (SIDES,), (name,), chance=risk),)
-        if state.points:
-            answers += (Choice("Hold", Line(name, "hold"), f"bank {state.points}"),)
+        hold = Line(name, "hold")
+        if self._refusal(state, hold) is None:  # offered exactly when play takes it
+            answers += (Choice("Hold", hold, f"bank {state.points}"),)
         return Prompt(name, f"{name}: roll or hold", answers, topic="turn")
 
-    def over(self, state: State) -> bool:
-        return state.winner is not None
+    def outcome(self, state: State) -> Outcome | None:
+        if state.winner is None:
+            return None
+        return Outcome(Termination.GOAL, (state.players[state.winner],))
 
-    def winners(self, state: State) -> tuple[str, ...]:
-        return () if state.winner is None else (state.players[state.winner],)
-
-    def details(self, state: State) -> dict[str, Any]:
+    def details(self, state: State) -> Details:
         return {"goal": state.goal, "scores": dict(zip(state.players, state.banked)),
                 "turn_points": state.points}
 
@@ -135,6 +160,19 @@ class Pig(Game[State]):
         if after.turn != before.turn:
             return (f"{line.actor} rolls a 1: loses {before.points}",)
         return (f"{line.actor} rolls {line.args[0]}: {after.points} this turn",)
+
+    # --- the one test of Pig's own rules ---
+
+    @staticmethod
+    def _refusal(state: State, line: Line) -> IllegalLine | None:
+        """Why Pig's rules refuse ``line``, which passed apply's shared checks; ``None``
+        when they take it. play raises it, and the prompt offers the lines it lets through."""
+        name = state.players[state.turn]
+        if line.actor != name:
+            return NotYourTurn(f"it is {name}'s turn")
+        if line.verb == "hold" and not state.points:
+            return NothingToHold(f"roll first: {name} has no points to bank")
+        return None
 
     # --- line handlers: each returns the new state ---
 

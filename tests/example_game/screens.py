@@ -2,23 +2,23 @@
 
 Pig has no board and rolls one die, so it keeps the plain board, square cells and rolls in
 words; it draws its own panel and summary page. Screens read the summary (records.md
-keys), never the engine's state.
+keys), typed as the engine's ``PigSummary`` so that mypy catches a misspelt key; of the
+engine they take only that type, never its state.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from PIL import ImageDraw
 
 from companion.ui.draw import text
 from companion.ui.figures import Box
 from companion.ui.games import Screens
+from tests.example_game.rules import PigSummary
 
 CELL = 64  # pixels per player on the panel: two players a row
 
 
-def panel(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def panel(draw: ImageDraw.ImageDraw, summary: PigSummary, box: Box) -> None:
     """Each player's banked points, the player to move with this turn's points after them;
     with two players, the goal on the second row."""
     x0, y0, _, _ = box
@@ -30,11 +30,11 @@ def panel(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
         text(draw, (x0 + 1, y0 + 19), f"goal {summary['goal']}", 10)
 
 
-def summary_lines(summary: dict[str, Any]) -> list[str]:
+def summary_lines(summary: PigSummary) -> list[str]:
     """The summary page: the goal, then each player's banked points.
 
-    >>> summary_lines({"players": ["Ann", "Bob"], "goal": 20, "scores": {"Ann": 11, "Bob": 0},
-    ...                "turn_points": 4, "next": "Bob"})
+    >>> summary_lines({"game": "pig", "players": ["Ann", "Bob"], "over": False, "winners": [],
+    ...                "next": "Bob", "goal": 20, "scores": {"Ann": 11, "Bob": 0}, "turn_points": 4})
     ['Goal: 20 points', 'Ann 11', 'Bob 0 (4 this turn)']
     """
     lines = [f"Goal: {summary['goal']} points"]

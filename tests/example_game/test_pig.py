@@ -17,13 +17,22 @@ from hypothesis import strategies as st
 from companion.ai import advisor
 from companion.cli import main
 from companion.games import GAMES, title
-from companion.games.base import BadArguments, Choice, GameOver, Line, NotYourTurn, Roll, UnknownVerb
-from companion.record import Header, format_record, replay_text
+from companion.games.base import (
+    BadArguments,
+    Choice,
+    GameOver,
+    Line,
+    NotYourTurn,
+    Outcome,
+    Roll,
+    UnknownVerb,
+)
+from companion.record import Header, format_record, replay_text, summarise
 from companion.session import Session
 from companion.ui.driver import Driver
 from companion.ui.games import screen_title, screens_of
 from companion.ui.play import RESULT_SECONDS
-from tests.example_game.rules import NothingToHold, Pig, State
+from tests.example_game.rules import Details, NothingToHold, Pig, State, Termination
 from tests.example_game.screens import SCREENS
 from tests.games.records import Records
 from tests.harness import Harness
@@ -72,6 +81,15 @@ def test_hold_banks_the_turn_and_passes_the_die() -> None:
 def test_reaching_the_goal_wins_at_once_without_a_hold() -> None:
     summary = BOOK.replay("Ann roll 6", "Ann roll 6", "Ann roll 6", "Ann roll 2", options=GOAL_20)
     assert (summary["over"], summary["winners"], summary["next"]) == (True, ["Ann"], None)
+    state = state_after("Ann roll 6", "Ann roll 6", "Ann roll 6", "Ann roll 2")
+    assert Pig().outcome(state) == Outcome(Termination.GOAL, ("Ann",))
+
+
+def test_a_line_after_the_end_is_refused_with_how_it_ended() -> None:
+    state = state_after("Ann roll 6", "Ann roll 6", "Ann roll 6", "Ann roll 2")
+    with pytest.raises(GameOver) as caught:
+        Pig().apply(state, Line("Bob", "roll", ("3",)))
+    assert str(caught.value) == "the game is over: goal reached"
 
 
 def test_the_goal_is_fifty_unless_the_record_says() -> None:
@@ -131,7 +149,14 @@ def test_prompt_answers_are_legal_and_replay_matches(seed: int, extra: int) -> N
     state, lines = playout(game, players, random.Random(seed), options={"goal": "20"})
     assert replay_text(format_record(Header(game, players, GOAL_20_OPTION), lines)).state == state
     assert (game.prompt(state) is None) == game.over(state)
-
+    # The typed contract (tests/test_typed_details.py for the box's games): the details are
+    # exactly the keys of Details, and the summary follows the outcome.
+    assert set(game.details(state)) == Details.__required_keys__
+    summary = summarise(game, players, state)
+    outcome = game.outcome(state)
+    assert summary["over"] is (outcome is not None)
+    assert summary["winners"] == (list(outcome.winners) if outcome else [])
+    assert outcome is None or outcome.termination is Termination.GOAL
 
 
 @settings(max_examples=20, deadline=None)
