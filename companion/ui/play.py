@@ -46,6 +46,9 @@ from companion.ui.widgets import Host, Item, Menu, Numbers, Page, Preview, Scree
 PANEL = (0, HEADER + 1, WIDTH - 1, HEADER + 20)
 QUESTION_BASELINE = 45
 OPTION_TOP = 49
+#: A one-line result's baseline: its letters above it fill rows 24-31, page 3 of the panel's
+#: memory, so one result after another rewrites that page and the descenders only.
+RESULT_BASELINE = PANEL[1] + 17
 RESULT_SECONDS = 2.0  # an entry's result stays this long (or until the game changes again)
 
 
@@ -79,7 +82,7 @@ def result_banner(draw: ImageDraw.ImageDraw, words: str) -> None:
     draw.rectangle((0, top, WIDTH - 1, bottom), fill=WHITE)
     size, rows = result_rows(words)
     # Two small lines end a clear row above the question's tallest letters.
-    baselines = [top + 14] if len(rows) == 1 else [top + 8, top + 17]
+    baselines = [RESULT_BASELINE] if len(rows) == 1 else [top + 8, top + 17]
     for baseline, row in zip(baselines, rows):
         text(draw, (2, baseline), row, size, BLACK)
 
