@@ -61,7 +61,7 @@ from companion.cli import main
 code = main(sys.argv[1:])
 print(sorted(m for m in sys.modules if m.split('.')[0] in ('PIL', 'luma', 'gpiozero')
              or m.startswith(('companion.ui', 'companion.ai', 'companion.io'))
-             or (m.startswith('companion.games.') and m != 'companion.games.base')))
+             or (m.startswith('companion.games.') and m not in ('companion.games.base', 'companion.games.frozen'))))
 """
 
 
