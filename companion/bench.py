@@ -408,10 +408,11 @@ SHORT_GAME = 100
 STARTS = 3  # starts of each kind, the kinds taken in turn: one busy moment spoils no figure
 
 
-def report_start(work: pathlib.Path, header: Header, lines: list[Line]) -> None:
+def report_start(work: pathlib.Path, header: Header, lines: list[Line]) -> dict[str, float]:
     """Start to the first frame: an empty store, a short game, the long game (with the
     checkpoints playing it leaves, and as a store from before them first opens). Every start
-    opens a fresh copy of its store; medians of :data:`STARTS` starts are printed."""
+    opens a fresh copy of its store; medians of :data:`STARTS` starts are printed, and the
+    median peak memory of each kind is returned."""
     kinds = {"empty": "empty store", "short": f"resuming a {SHORT_GAME}-line game",
              "long": f"resuming a {len(lines)}-line game",
              "upgraded": f"resuming a {len(lines)}-line game with no checkpoint yet (the first"
@@ -444,6 +445,7 @@ def report_start(work: pathlib.Path, header: Header, lines: list[Line]) -> None:
     print(f"resuming {len(lines)} lines / {SHORT_GAME} lines, median of {STARTS} starts taken in turn: "
           f"{statistics.median(a.seconds_to_ready / b.seconds_to_ready for a, b in pairs):.2f}x wall, "
           f"{statistics.median(a.cpu_seconds / max(b.cpu_seconds, 1e-9) for a, b in pairs):.2f}x CPU")
+    return {kind: statistics.median(run.peak_rss_mb for run in found[kind]) for kind in kinds}
 
 
 # --- a long game ---
@@ -566,11 +568,6 @@ def report_replay(record: pathlib.Path, lines: int) -> Run:
     return found
 
 
-def started_run(state: pathlib.Path) -> Run:
-    """The daemon started on ``state`` up to its first frame, and stopped."""
-    return run_process(companion_command(state, "--keys", ""))
-
-
 def capture_run(work: pathlib.Path) -> Run:
     """The daemon in capture mode (a PNG a frame) through a few scripted presses."""
     return run_process(companion_command(work / "capture", "--emulator", "capture",  # the later wins
@@ -580,7 +577,7 @@ def capture_run(work: pathlib.Path) -> Run:
 def report_memory(peaks: dict[str, float], most: float = 40.0) -> None:
     """Every mode's peak resident memory on one line, against the README's bound."""
     over = [mode for mode, peak in peaks.items() if peak >= most]
-    print("peak resident memory by mode, each started from a bare interpreter: "
+    print("peak resident memory by mode, each its own process (never the bench's fork): "
           + ", ".join(f"{mode} {peak:.1f} MB" for mode, peak in peaks.items())
           + (f"; at or over {most:.0f} MB: {', '.join(over)}" if over else f"; all under {most:.0f} MB"))
 
@@ -715,13 +712,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         report_latency(with_pages)
         report_phone_memory(work)
         header, lines = long_race(LONG_GAME)
-        report_start(work, header, lines)
+        starts = report_start(work, header, lines)
         huge = long_race(HUGE_GAME)[1]  # the same race, ten times as long
         replayed = report_replay(write_record(work / "long.record", header, lines), LONG_GAME)
         replayed_huge = report_replay(write_record(work / "huge.record", header, huge), HUGE_GAME)
         captured = capture_run(work)
-        report_memory({"start": started_run(work / "empty").peak_rss_mb,
-                       "resume": started_run(work / "long").peak_rss_mb,
+        report_memory({"start": starts["empty"], f"resume {LONG_GAME:,}": starts["long"],
                        "capture": captured.peak_rss_mb, f"replay {LONG_GAME:,}": replayed.peak_rss_mb,
                        f"replay {HUGE_GAME:,}": replayed_huge.peak_rss_mb})
         report_idle(idle_wakeups(work, args.idle), args.idle)

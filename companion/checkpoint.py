@@ -31,6 +31,7 @@ import zlib
 from typing import Any
 
 from companion import __version__
+from companion.exc import Incompatible
 from companion.games.base import Game
 
 #: Entries between two checkpoints. Resuming replays fewer entries than this (at most 10 ms
@@ -43,10 +44,6 @@ EVERY = 256
 #: The encoding's own version: a change to :func:`encode` changes it, and every checkpoint
 #: written before is then ignored.
 FORMAT = 1
-
-
-class Incompatible(ValueError):
-    """A stored state that this code cannot read back (dropped, never an error a player sees)."""
 
 
 @functools.cache

@@ -22,6 +22,7 @@ caller that knows nothing of the companion still catches it the usual way: bad i
     ├── DisplayError               display flags that luma refuses          (ValueError)
     ├── NoSuchGame                 no stored game has that number           (KeyError)
     ├── Unreadable                 a stored value that cannot be decoded    (sqlite3.DatabaseError)
+    ├── Incompatible               a state checkpoint this code cannot read (ValueError)
     ├── StateUnavailable           the state directory cannot be used now   (OSError)
     ├── PageClosed                 the phone view closed an open page       (ConnectionError)
     ├── DriverError                the screens offer no way to enter a line (LookupError)
@@ -132,6 +133,11 @@ class Unreadable(CompanionError, sqlite3.DatabaseError):
     A :class:`sqlite3.DatabaseError`, as SQLite's own finding of a damaged file is: one
     ``except`` sets both aside.
     """
+
+
+class Incompatible(CompanionError, ValueError):
+    """A stored state checkpoint that this code cannot read back: the session drops it and
+    replays the record instead (never an error a player sees)."""
 
 
 class StateUnavailable(CompanionError, OSError):

@@ -37,9 +37,9 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from companion.checkpoint import EVERY, Incompatible, decode, encode, engine_tag
+from companion.checkpoint import EVERY, decode, encode, engine_tag
 from companion.dice import chained, rolled
-from companion.exc import NothingToRedo, NothingToUndo
+from companion.exc import Incompatible, NothingToRedo, NothingToUndo
 from companion.games.base import Game, IllegalLine, Line, Outcome, Prompt, Roll
 from companion.record import Header, format_record, replay_text, summarise
 from companion.store import Entry, MadeRoll, Store

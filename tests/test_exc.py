@@ -31,6 +31,7 @@ BUILT_IN = {
     exc.DisplayError: ValueError,
     exc.NoSuchGame: KeyError,
     exc.Unreadable: sqlite3.DatabaseError,
+    exc.Incompatible: ValueError,
     exc.StateUnavailable: OSError,
     exc.PageClosed: ConnectionError,
     exc.DriverError: LookupError,
