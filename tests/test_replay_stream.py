@@ -67,9 +67,7 @@ def test_replay_loads_only_the_record_and_its_engine(tmp_path: pathlib.Path) -> 
     code, modules = json.loads(result)
     assert code == 0 and json.loads(summary_line)["turn"] == 3
     loaded = set(modules)
-    # sqlite3 is loaded, but no store: the error module's Unreadable is a sqlite3.DatabaseError,
-    # so that one except catches it with SQLite's own findings of damage (about 5 ms).
-    for heavy in ("PIL", "luma", "gpiozero", "pygame", "serial", "tomllib", "logging",
+    for heavy in ("PIL", "luma", "gpiozero", "pygame", "serial", "sqlite3", "tomllib", "logging",
                   "companion.config", "companion.store", "companion.statedir", "companion.ui",
                   "companion.io"):
         assert not {m for m in loaded if m == heavy or m.startswith(heavy + ".")}, heavy
