@@ -46,6 +46,22 @@ def test_replay_memory_stays_flat_from_10000_to_40000_lines() -> None:
     assert peak_bytes(long) - peak_bytes(short) < CHUNK  # within one read of each other
 
 
+def different_race(turns: int) -> bytes:
+    """A race whose first-player rolls are each written differently (leading zeros), some
+    longer than a line replay keeps split: no two roll lines alike."""
+    rolls = [f"table roll {'0' * (t % 45)}1 {'0' * (t // 45 * 7)}2\n" for t in range(turns)]
+    return (HEADER + "".join(roll + TURN.split("\n", 1)[1] for roll in rolls)).encode()
+
+
+def test_replay_memory_stays_flat_when_no_line_repeats() -> None:
+    """Replay splits each line's text once however often it comes back, and keeps a bounded
+    number of them: a record of ever-new lines does not grow its memory."""
+    replay_stream(io.BytesIO(race(1)))
+    short, long = different_race(2_000), different_race(6_000)
+    assert summary(replay_stream(io.BytesIO(long)))["turn"] == 6_000
+    assert peak_bytes(long) - peak_bytes(short) < CHUNK
+
+
 def test_replay_of_a_long_race_keeps_only_the_state() -> None:
     replayed = replay_stream(io.BytesIO(race(3_000)), keep_actions=False)
     assert replayed.actions == ()
