@@ -15,13 +15,12 @@ import json
 import os
 import pathlib
 import signal
-import sqlite3
 import stat
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from companion.exc import ConfigError, RecordError, StateUnavailable, Unreadable, UnreadableRecord
+from companion.exc import ConfigError, RecordError, StateUnavailable, UnreadableRecord
 from companion.games.base import IllegalLine, shown, whole_number
 from companion.record import MAX_RECORD_BYTES, replay_stream, summary, too_big
 
@@ -147,6 +146,8 @@ def readable_games(store: Any, limit: int) -> tuple[list[Any], list[str]]:
     """The stored games, and why any could not be read (a damaged value): game by game
     only when the whole list cannot be read at once."""
     import sqlite3
+
+    from companion.exc import Unreadable
 
     try:
         return store.games(limit=limit), []
@@ -336,7 +337,8 @@ def exit_code(err: Exception) -> int | None:
     if isinstance(err, StateUnavailable):
         print(err, file=sys.stderr)
         return EXIT_RETRY
-    if isinstance(err, sqlite3.DatabaseError):  # locked, full, failing: may pass, so not exit 2
+    sqlite3 = sys.modules.get("sqlite3")  # loaded by whatever raised a store's error
+    if sqlite3 is not None and isinstance(err, sqlite3.DatabaseError):  # locked, full, failing: may pass
         print(f"store: {err}", file=sys.stderr)
         return EXIT_RETRY
     return None

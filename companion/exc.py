@@ -43,7 +43,7 @@ This module imports nothing of the companion: the rules engines reach it through
 
 from __future__ import annotations
 
-import sqlite3
+from typing import TYPE_CHECKING
 
 #: Characters of an illegal line's reason kept in a :class:`RecordError`.
 MAX_REASON = 300
@@ -126,13 +126,31 @@ class NoSuchGame(CompanionError, KeyError):
     """No game in the store has this number (the argument)."""
 
 
-class Unreadable(CompanionError, sqlite3.DatabaseError):
-    """A stored value that cannot be decoded: a flipped bit that SQLite's own checks do not
-    see (they check the file's structure, not what a column means to us).
+if TYPE_CHECKING:  # what the type checker sees of the class that __getattr__ below makes
+    import sqlite3
 
-    A :class:`sqlite3.DatabaseError`, as SQLite's own finding of a damaged file is: one
-    ``except`` sets both aside.
-    """
+    class Unreadable(CompanionError, sqlite3.DatabaseError):
+        """A stored value that cannot be decoded."""
+
+
+def __getattr__(name: str) -> type[CompanionError]:
+    """Make :class:`Unreadable` the first time it is asked for (PEP 562): it derives from
+    sqlite3's error, and ``companion replay``, which opens no store, need not load sqlite3
+    (3-5 ms of its start) for it."""
+    if name != "Unreadable":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import sqlite3
+
+    class Unreadable(CompanionError, sqlite3.DatabaseError):
+        """A stored value that cannot be decoded: a flipped bit that SQLite's own checks do not
+        see (they check the file's structure, not what a column means to us).
+
+        A :class:`sqlite3.DatabaseError`, as SQLite's own finding of a damaged file is: one
+        ``except`` sets both aside.
+        """
+
+    globals()[name] = Unreadable  # made once: every importer gets the same class
+    return Unreadable
 
 
 class Incompatible(CompanionError, ValueError):

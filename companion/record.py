@@ -196,6 +196,10 @@ class RecordReader:
             raise UnreadableRecord(f"not UTF-8 text (byte {start + err.start})") from None
 
 
+#: The most distinct action lines a replay keeps split (:attr:`Replayer._parsed`), and the
+#: longest it keeps: a real game has far fewer and shorter ones, and a record of long,
+#: all-different lines stays in flat memory.
+PARSED_LINES, PARSED_LENGTH = 1024, 100
 SEPARATORS = re.compile(r"[ \t]+")
 
 
@@ -229,21 +233,30 @@ class Replayer:
     _last: int = 0
     #: Who may act, once the state is set up: a line that starts with one is an action.
     _actors: frozenset[str] = frozenset()
+    #: Action lines already read, by their text: a game repeats a few dozen lines
+    #: ("Ann pick move-2", "table roll 3 2"), and a line is a value, so each text is split
+    #: once. The rules still check every line.
+    _parsed: dict[str, Line] = field(default_factory=dict)
 
     def feed(self, number: int, content: str) -> None:
         """Take one physical line (comment already stripped)."""
         self._last = number
-        tokens = words(content)
-        if not tokens:
-            return
-        if self._game is None:
-            self._first(tokens)
-            return
         try:
-            if tokens[0] in self._actors and len(tokens) > 1:  # the common case, at once
-                self._act(tokens)
-            else:
-                self._take(tokens)
+            line = self._parsed.get(content)
+            if line is None:
+                tokens = words(content)
+                if not tokens:
+                    return
+                if self._game is None:
+                    self._first(tokens)
+                    return
+                if tokens[0] not in self._actors or len(tokens) < 2:
+                    self._take(tokens)
+                    return
+                line = Line(tokens[0], tokens[1], tuple(tokens[2:]))  # the common case, at once
+                if len(self._parsed) < PARSED_LINES and len(content) <= PARSED_LENGTH:
+                    self._parsed[content] = line
+            self._act(line)
         except IllegalLine as err:
             raise RecordError(number, str(err)) from None
 
@@ -307,12 +320,11 @@ class Replayer:
         actor = tokens[0]
         if actor != TABLE and actor not in self.header.players:
             raise IllegalLine(f"{actor!r} is not a player in this game")
-        self._act(tokens)
+        self._act(Line(tokens[0], tokens[1], tuple(tokens[2:])))
 
-    def _act(self, tokens: list[str]) -> None:
+    def _act(self, line: Line) -> None:
         """Apply an action line by one of the actors."""
         assert self._game is not None
-        line = Line(tokens[0], tokens[1], tuple(tokens[2:]))
         self.state = self._game.apply(self.state, line)
         self._acted = True
         if self.keep_actions:

@@ -46,6 +46,22 @@ def test_replay_memory_stays_flat_from_10000_to_40000_lines() -> None:
     assert peak_bytes(long) - peak_bytes(short) < CHUNK  # within one read of each other
 
 
+def different_race(turns: int) -> bytes:
+    """A race whose first-player rolls are each written differently (leading zeros), some
+    longer than a line replay keeps split: no two roll lines alike."""
+    rolls = [f"table roll {'0' * (t % 45)}1 {'0' * (t // 45 * 7)}2\n" for t in range(turns)]
+    return (HEADER + "".join(roll + TURN.split("\n", 1)[1] for roll in rolls)).encode()
+
+
+def test_replay_memory_stays_flat_when_no_line_repeats() -> None:
+    """Replay splits each line's text once however often it comes back, and keeps a bounded
+    number of them: a record of ever-new lines does not grow its memory."""
+    replay_stream(io.BytesIO(race(1)))
+    short, long = different_race(2_000), different_race(6_000)
+    assert summary(replay_stream(io.BytesIO(long)))["turn"] == 6_000
+    assert peak_bytes(long) - peak_bytes(short) < CHUNK
+
+
 def test_replay_of_a_long_race_keeps_only_the_state() -> None:
     replayed = replay_stream(io.BytesIO(race(3_000)), keep_actions=False)
     assert replayed.actions == ()
@@ -67,9 +83,7 @@ def test_replay_loads_only_the_record_and_its_engine(tmp_path: pathlib.Path) -> 
     code, modules = json.loads(result)
     assert code == 0 and json.loads(summary_line)["turn"] == 3
     loaded = set(modules)
-    # sqlite3 is loaded, but no store: the error module's Unreadable is a sqlite3.DatabaseError,
-    # so that one except catches it with SQLite's own findings of damage (about 5 ms).
-    for heavy in ("PIL", "luma", "gpiozero", "pygame", "serial", "tomllib", "logging",
+    for heavy in ("PIL", "luma", "gpiozero", "pygame", "serial", "sqlite3", "tomllib", "logging",
                   "companion.config", "companion.store", "companion.statedir", "companion.ui",
                   "companion.io"):
         assert not {m for m in loaded if m == heavy or m.startswith(heavy + ".")}, heavy

@@ -413,11 +413,12 @@ class Game(ABC, Generic[S]):
         if verb is None:
             raise UnknownVerb(f"{shown(line.verb)} is not a {self.title} action "
                               f"({', '.join(self.verbs)})")
-        if line.actor == TABLE and verb.by == PLAYER:
-            raise NotYourTurn(f"'{line.verb}' belongs to a player, not the table")
-        if line.actor != TABLE and verb.by == TABLE_ONLY:
+        if line.actor == TABLE:
+            if verb.by == PLAYER:
+                raise NotYourTurn(f"'{line.verb}' belongs to a player, not the table")
+        elif verb.by == TABLE_ONLY:
             raise NotYourTurn(f"'{line.verb}' is the table's line: {verb.usage(TABLE, line.verb)}")
-        if line.actor != TABLE and line.actor not in self.seats(state):
+        elif line.actor not in self.seats(state):
             raise NotYourTurn(f"{shown(line.actor)} is not playing")
         if len(line.args) not in verb.counts:
             raise BadArguments(verb.usage(line.actor, line.verb))

@@ -3,8 +3,8 @@
 Every record line makes a new state value from the last, so the cost of that copy is the
 cost of a replay. ``dataclasses.replace`` calls the class's ``__init__``, which sets each of
 the twenty-odd fields through ``object.__setattr__`` (a frozen class cannot assign them):
-about 7 µs a copy, most of a line's time. Copying the instance dictionary gives the same
-value in a tenth of that.
+about 7 µs a copy, most of a line's time. Giving a bare instance a merged copy of the
+instance dictionary makes the same value in a tenth of that.
 
 >>> from dataclasses import dataclass
 >>> @dataclass(frozen=True)
@@ -26,6 +26,8 @@ from functools import cache
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+#: The classes :func:`replace` has found plain (a set is quicker to ask than a cache).
+PLAIN: set[type] = set()
 
 
 @cache
@@ -44,12 +46,14 @@ def replace(value: T, /, **changes: Any) -> T:
     ``__slots__``, no ``InitVar`` (their ``__init__`` computes nothing that a copy would miss).
     """
     cls: type = type(value)
-    names = field_names(cls)
-    if not changes.keys() <= names:
-        unknown = min(changes.keys() - names)
+    if cls not in PLAIN:
+        field_names(cls)  # TypeError for a class whose dictionary's copy is no value
+        PLAIN.add(cls)
+    fields = value.__dict__
+    merged = fields | changes
+    if len(merged) != len(fields):  # a name that is no field added a key
+        unknown = min(changes.keys() - field_names(cls))
         raise TypeError(f"{cls.__name__} has no field {unknown!r}")
     copy: T = object.__new__(cls)
-    fields = copy.__dict__
-    fields.update(value.__dict__)
-    fields.update(changes)
+    object.__setattr__(copy, "__dict__", merged)  # a frozen class refuses plain assignment
     return copy

@@ -42,6 +42,7 @@ HARD = EASY + ("jump-2", "jump-3")
 SIDES = {"easy": EASY, "hard": HARD}
 PICK_ORDER = (0, 1, 1, 0, 0, 1)  # 0 = P1, 1 = P2
 FULL_HEALTH = 6
+MOVE_LENGTH = {"move-1": 1, "move-2": 2, "move-3": 3}  # none may be longer than the health
 MOVING = ("move", "drift", "jump")  # kinds of action that travel (and so can hit things)
 DURING = ("hazard", "impact", "lap", "switch")  # lines that belong to the action in progress
 #: The handler of each verb outside an action in progress, by name.
@@ -205,9 +206,10 @@ def set_robot(robots: tuple[Robot, Robot], seat: int, **changes: Any) -> tuple[R
 
 def can_do(robot: Robot, action: str) -> bool:
     """Whether the robot may carry out this picked action now."""
-    if kind(action) == "jump":
+    how = kind(action)
+    if how == "jump":
         return robot.last == "move"
-    if kind(action) == "drift":
+    if how == "drift":
         return robot.may_drift
     return True
 
@@ -402,13 +404,14 @@ class MicrobotRacers(Game[State]):
         assert state.p1 is not None
         return state.p1 if order == 0 else 1 - state.p1
 
-    def _free(self, state: State) -> tuple[str, ...]:
-        taken = {a for _, a in state.picks}
-        return tuple(a for a in SIDES[state.side] if a not in taken)
+    @staticmethod
+    def _taken(state: State, action: str) -> bool:
+        """Whether ``action``'s space holds a marker this turn."""
+        return any(picked == action for _, picked in state.picks)
 
     @staticmethod
     def _fast_enough(robot: Robot, action: str) -> bool:
-        return kind(action) != "move" or int(action.split("-")[1]) <= robot.health
+        return MOVE_LENGTH.get(action, 0) <= robot.health
 
     def _may_claim(self, state: State, seat: int) -> bool:
         if not state.robots[seat].privilege:
@@ -449,7 +452,7 @@ class MicrobotRacers(Game[State]):
         apply raises it, and the pick prompt offers the actions it lets through."""
         if action not in SIDES[state.side]:
             return BadArguments(f"{action!r} is not on the {state.side} side of the action card")
-        if action not in self._free(state):
+        if self._taken(state, action):
             return SpaceTaken(f"{action} already holds a marker this turn")
         robot = state.robots[seat]
         if not self._fast_enough(robot, action):
@@ -462,11 +465,11 @@ class MicrobotRacers(Game[State]):
         raises it; the prompt offers the picked actions it lets through)."""
         if action not in robot.left:
             return IllegalLine(f"{name} has no {action} picked this turn")
-        if kind(action) == "jump" and not can_do(robot, action):
+        if can_do(robot, action):
+            return None
+        if kind(action) == "jump":
             return NoRunUp(f"{name} needs a move just before a jump")
-        if kind(action) == "drift" and not can_do(robot, action):
-            return DriftTooSoon(f"{name} must move forward between two drifts")
-        return None
+        return DriftTooSoon(f"{name} must move forward between two drifts")
 
     # --- line handlers: each returns the new state, or raises ---
 
@@ -605,25 +608,26 @@ class MicrobotRacers(Game[State]):
 
     def _settle(self, state: State) -> State:
         """Find the end of the race, forfeit picks that cannot be done, pass the turn."""
-        healths = (state.robots[0].health, state.robots[1].health)
-        laps_done = (state.robots[0].laps >= state.laps, state.robots[1].laps >= state.laps)
-        if 0 in healths:
-            alive = [i for i, h in enumerate(healths) if h > 0]
+        robots = state.robots
+        if robots[0].health == 0 or robots[1].health == 0:
+            alive = [i for i, robot in enumerate(robots) if robot.health > 0]
             return replace(state, phase="over", winner=alive[0] if alive else None, check="")
-        if True in laps_done:
-            return replace(state, phase="over", winner=laps_done.index(True), check="")
+        if robots[0].laps >= state.laps or robots[1].laps >= state.laps:
+            return replace(state, phase="over", winner=0 if robots[0].laps >= state.laps else 1,
+                           check="")
         if state.phase == "pick" and len(state.picks) == len(PICK_ORDER):
             assert state.p1 is not None
             state = replace(state, phase="do", to_act=1 - state.p1)
         if state.phase != "do" or state.check:
             return state
-        robots = list(state.robots)
-        for seat in (state.to_act, 1 - state.to_act):
-            if stuck(robots[seat]):
-                robots[seat] = replace(robots[seat], left=())
-                state = replace(state, robots=(robots[0], robots[1]))
-        if robots[state.to_act].left:
+        if stuck(robots[0]) or stuck(robots[1]):
+            first, second = (replace(robot, left=()) if stuck(robot) else robot for robot in robots)
+            robots = (first, second)
+        to_act = state.to_act
+        if not robots[to_act].left:
+            if not robots[1 - to_act].left:
+                return replace(state, robots=robots, phase="done")
+            to_act = 1 - to_act
+        if robots is state.robots and to_act == state.to_act:
             return state
-        if robots[1 - state.to_act].left:
-            return replace(state, to_act=1 - state.to_act)
-        return replace(state, phase="done")
+        return replace(state, robots=robots, to_act=to_act)
