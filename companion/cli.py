@@ -193,7 +193,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(f"no stored game number {gid}", file=sys.stderr)
         return EXIT_ILLEGAL
     data = exported.raw if args.raw else (
-        json.dumps(exported.summary) + "\n" if args.summary else exported.record).encode()
+        json.dumps(exported.summary or {}) + "\n" if args.summary else exported.record).encode()
     if args.output:
         pathlib.Path(args.output).write_bytes(data)
     else:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
 
 from companion.exc import RecordError, UnreadableRecord
+from companion.games.base import Summary
 from companion.record import Replayer, format_record, summarise
 from companion.salvage import Row, legal_entries, text_or_bytes
 from companion.session import audited_lines
@@ -25,10 +25,11 @@ ROLLED = "  # rolled by the companion"
 @dataclass(frozen=True)
 class Exported:
     """One game, exported: its record and summary up to the last good entry, every stored
-    line raw, and the first problem (its record line and reason; "" when none)."""
+    line raw, and the first problem (its record line and reason; "" when none). No record
+    and no summary when the header itself cannot be read."""
 
     record: str
-    summary: dict[str, Any]
+    summary: Summary | None
     raw: bytes
     line: int = 0
     problem: str = ""
@@ -54,9 +55,9 @@ def export(store: Store, gid: int, raw: bool = False) -> Exported | None:
             replayer.feed(number, text)
         replayer.finish()
     except RecordError as err:
-        return Exported("", {}, every, err.line, f"game {gid}'s header: {err.reason}")
+        return Exported("", None, every, err.line, f"game {gid}'s header: {err.reason}")
     except UnreadableRecord as err:
-        return Exported("", {}, every, 1, f"game {gid}'s header: {err}")
+        return Exported("", None, every, 1, f"game {gid}'s header: {err}")
     assert replayer.header is not None
     head = row["head"] if isinstance(row["head"], int) else max(entries, default=0)
     replay = legal_entries(replayer, len(lines),

@@ -16,11 +16,11 @@ import io
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 from companion.exc import RecordError, UnreadableRecord
 from companion.games import GAMES, game_by_id
-from companion.games.base import RESERVED_NAMES, TABLE, Game, IllegalLine, Line, Prompt
+from companion.games.base import RESERVED_NAMES, TABLE, Game, IllegalLine, Line, Prompt, Summary
 
 NAME = re.compile(r"[A-Za-z0-9_-]{1,12}")
 
@@ -386,25 +386,26 @@ def replay_bytes(data: bytes) -> Replayed:
 
 
 def summarise(game: Game[Any], players: tuple[str, ...], state: Any,
-              ask: Prompt | None = None) -> dict[str, Any]:
+              ask: Prompt | None = None) -> Summary:
     """The summary JSON object of records.md for a state; ``ask``, the state's prompt if the
     caller has it already (a prompt can cost a board search: a play screen's press pays for
     it once)."""
     outcome = game.outcome(state)
     if outcome is None and ask is None:
         ask = game.prompt(state)
-    out: dict[str, Any] = {
+    out: Summary = {
         "game": game.id,
         "players": list(players),
         "over": outcome is not None,
         "winners": list(outcome.winners) if outcome else [],
         "next": ask.actor if outcome is None and ask is not None and ask.answers else None,
     }
-    out.update(game.details(state))
-    return out
+    # The game's details (its own TypedDict) follow the shared keys: the whole is the game's
+    # own summary type, which only code that knows the game can name (ui.games.screens_of).
+    return cast(Summary, {**out, **game.details(state)})
 
 
-def summary(replayed: Replayed) -> dict[str, Any]:
+def summary(replayed: Replayed) -> Summary:
     """The summary of a replayed record."""
     return summarise(replayed.header.game, replayed.header.players, replayed.state)
 

@@ -40,7 +40,7 @@ from typing import Any, TypeVar
 from companion.checkpoint import EVERY, decode, encode, engine_tag
 from companion.dice import chained, rolled
 from companion.exc import Incompatible, NothingToRedo, NothingToUndo
-from companion.games.base import Game, IllegalLine, Line, Outcome, Prompt, Roll
+from companion.games.base import Game, IllegalLine, Line, Outcome, Prompt, Roll, Summary
 from companion.record import Header, format_record, replay_text, summarise
 from companion.store import Entry, MadeRoll, Store
 
@@ -108,7 +108,7 @@ class Session:
         before, lines = self.played
         return self.game.events(before, self.state, lines)
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> Summary:
         """The records.md summary of where the game stands: the same object until the game
         changes (every frame draws from it), so read it and never change it."""
         return self._once("summary", lambda: summarise(self.game, self.players, self.state,

@@ -10,34 +10,35 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Generic
 
 from PIL import ImageDraw
 
 from companion.games.base import Grid, Line
 from companion.intents import Intent
 from companion.ui.draw import BLACK, HEIGHT, WHITE, WIDTH, notice, text, wrap
+from companion.ui.figures import SummaryT
 from companion.ui.widgets import Host, Screen
 
 Square = tuple[int, int]
 
 
 @dataclass(frozen=True)
-class BoardView:
+class BoardView(Generic[SummaryT]):
     """What a painter needs: the summary, where to draw, and the cursor's marks."""
 
-    #: The game's summary: the painter reads it as its game's own summary ``TypedDict``.
-    summary: Any
+    #: The game's summary, of its own type (``BoardView[LeafSummary]``: Leaf-Climbers').
+    summary: SummaryT
     box: tuple[int, int, int, int]
     cursor: Square
     marked: frozenset[Square]
     picked: tuple[Square, ...]
 
 
-Painter = Callable[[ImageDraw.ImageDraw, BoardView, Grid], None]
+Painter = Callable[[ImageDraw.ImageDraw, BoardView[SummaryT], Grid], None]
 
 
-def cell_box(view: BoardView, grid: Grid, square: Square) -> tuple[int, int, int, int]:
+def cell_box(view: BoardView[SummaryT], grid: Grid, square: Square) -> tuple[int, int, int, int]:
     """The pixel box of a square (row 1 at the bottom); cells may be wider than tall."""
     x0, y0, x1, y1 = view.box
     width, height = (x1 - x0 + 1) // grid.cols, (y1 - y0 + 1) // grid.rows
@@ -47,7 +48,7 @@ def cell_box(view: BoardView, grid: Grid, square: Square) -> tuple[int, int, int
     return left, top, left + width - 1, top + height - 1
 
 
-def plain_board(draw: ImageDraw.ImageDraw, view: BoardView, grid: Grid) -> None:
+def plain_board(draw: ImageDraw.ImageDraw, view: BoardView[SummaryT], grid: Grid) -> None:
     """A grid of squares: marked ones dotted, picked ones crossed, the cursor inverted."""
     for col in range(1, grid.cols + 1):
         for row in range(1, grid.rows + 1):
@@ -63,10 +64,10 @@ def plain_board(draw: ImageDraw.ImageDraw, view: BoardView, grid: Grid) -> None:
                 draw.rectangle((cx - 1, cy - 1, cx + 1, cy + 1), fill=ink)
 
 
-class BoardScreen(Screen):
+class BoardScreen(Screen, Generic[SummaryT]):
     """Pick ``grid.steps`` squares, then hand the line over to be played."""
 
-    def __init__(self, grid: Grid, painter: Painter, summary: Callable[[], dict[str, Any]],
+    def __init__(self, grid: Grid, painter: Painter[SummaryT], summary: Callable[[], SummaryT],
                  done: Callable[[Line], str], question: str, cell_width: int = 0,
                  menu: Callable[[], None] | None = None) -> None:
         """``done`` plays the line and answers "" or the rules' reason for refusing it.

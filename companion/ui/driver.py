@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from companion.ai import advisor
 from companion.exc import DriverError
-from companion.games.base import Choice, Field, Form, Grid, Line, Roll
+from companion.games.base import Choice, Field, Form, Grid, Line, Roll, Summary
 from companion.intents import Intent
 from companion.record import Header
 from companion.ui.app import App
@@ -146,7 +146,7 @@ class Driver:
             self.press(Intent("select"))
 
 
-def _path(board: BoardScreen, target: tuple[int, int]) -> list[str]:
+def _path(board: BoardScreen[Summary], target: tuple[int, int]) -> list[str]:
     """The fewest joystick moves that bring the board's cursor to ``target`` (breadth
     first over the board's own moves, so it follows however the cursor wraps)."""
     paths: dict[tuple[int, int], list[str]] = {board.cursor: []}

@@ -8,38 +8,43 @@ engine's state. Games with a panel (or pages) of their own declare it in their
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Generic, TypeVar
 
 from PIL import ImageDraw
 
+from companion.games.base import Summary
 from companion.intents import Intent
 from companion.ui.draw import HEADER, HEIGHT, WIDTH, header, text
 from companion.ui.widgets import Host, Screen
 
 Box = tuple[int, int, int, int]
-#: Draws a game's figures from its summary: a game's own panel reads its own summary
-#: ``TypedDict`` (the generic panel any dict), so the registry passes it on untyped.
-Panel = Callable[[ImageDraw.ImageDraw, Any, Box], None]
+#: The summary type a game's screens read: the shared :class:`Summary` keys plus the game's
+#: own details (``LeafSummary``, ``RaceSummary``...); the generic screens read only ``Summary``.
+SummaryT = TypeVar("SummaryT", bound=Summary)
+#: Draws a game's figures from its summary (``Panel[LeafSummary]``: Leaf-Climbers' own).
+Panel = Callable[[ImageDraw.ImageDraw, SummaryT, Box], None]
 #: A page of figures: its name and what draws it below the header.
-View = tuple[str, Panel]
+View = tuple[str, Panel[SummaryT]]
 
 
-def generic(draw: ImageDraw.ImageDraw, summary: dict[str, Any], box: Box) -> None:
+def generic(draw: ImageDraw.ImageDraw, summary: Summary, box: Box) -> None:
     """Whatever numbers the summary has per player, two rows at most."""
     x0, y0, _, _ = box
-    per_player = next((k for k, v in summary.items() if isinstance(v, dict) and v
-                       and all(isinstance(n, int) and not isinstance(n, bool) for n in v.values())
-                       and set(v) <= set(summary["players"])), None)
-    if per_player is None:
+    players = summary["players"]
+    # The generic panel knows no game's keys: it finds the per-player one by its values.
+    found = next(((k, v) for k, v in summary.items() if isinstance(v, dict) and v
+                  and all(isinstance(n, int) and not isinstance(n, bool) for n in v.values())
+                  and set(v) <= set(players)), None)
+    if found is None:
         return
-    values = summary[per_player]
-    row_text = "  ".join(f"{name} {values.get(name, 0)}" for name in summary["players"])
+    per_player, values = found
+    row_text = "  ".join(f"{name} {values.get(name, 0)}" for name in players)
     text(draw, (x0 + 1, y0 + 8), f"{per_player}:", 10)
     text(draw, (x0 + 1, y0 + 18), row_text, 10)
 
 
-def words(value: Any) -> str:
+def words(value: object) -> str:
     """A summary value in plain words: numbers by player, lists spaced, nothing as "-".
 
     >>> words({"Ann": 3, "Bob": 1}), words([1, 2]), words(None), words(True)
@@ -56,35 +61,41 @@ def words(value: Any) -> str:
     return str(value)
 
 
-def generic_summary(summary: dict[str, Any]) -> list[str]:
+def generic_summary(summary: Summary) -> list[str]:
     """A game without a summary page of its own: each of its keys, in words."""
     return [f"{key.replace('_', ' ')}: {words(value)}" for key, value in summary.items()
-            if key not in ("game", "players", "over", "winners", "next")]
+            if key not in Summary.__annotations__]
 
 
-def corner(summary: dict[str, Any]) -> str:
-    """The short figure in the header's right corner: the turn or round."""
+def corner(summary: Summary) -> str:
+    """The short figure in the header's right corner: the turn or round.
+
+    Any game's "turn" or "round" detail counts, so the generic screens read the summary's
+    game keys as a plain mapping (``Summary`` names only the shared ones).
+    """
+    details: Mapping[str, object] = summary
     for key, label in (("turn", "T"), ("round", "R")):
-        if isinstance(summary.get(key), int):
-            return f"{label}{summary[key]}"
+        value = details.get(key)
+        if isinstance(value, int):
+            return f"{label}{value}"
     return ""
 
 
-def whose(summary: dict[str, Any]) -> str:
+def whose(summary: Summary) -> str:
     """Whose turn it is, as the header says it (short: a page's name shares the bar)."""
     if summary["over"]:
         return "Over"
     return "Table" if summary["next"] == "table" else str(summary["next"])
 
 
-class Views(Screen):
+class Views(Screen, Generic[SummaryT]):
     """A game's pages of figures: up/down or left/right flip through them, select or back
     goes back.
 
     The header keeps whose turn it is on the left, the page's name on the right.
     """
 
-    def __init__(self, views: tuple[View, ...], summary: Callable[[], dict[str, Any]],
+    def __init__(self, views: tuple[View[SummaryT], ...], summary: Callable[[], SummaryT],
                  at: int = 0) -> None:
         self.views = views
         self.summary = summary

@@ -19,7 +19,7 @@ from PIL import ImageDraw
 from companion import ai
 from companion.dice import FAIR, rolled_faces
 from companion.exc import Refusal
-from companion.games.base import TABLE, Answer, Choice, Field, Form, Grid, IllegalLine, Line, Prompt, Roll
+from companion.games.base import TABLE, Answer, Choice, Field, Form, Grid, IllegalLine, Line, Prompt, Roll, Summary
 from companion.intents import Intent
 from companion.record import describe
 from companion.session import Session
@@ -125,7 +125,7 @@ class PlayScreen(Screen):
                  one_by_one: Callable[[], bool] = lambda: False) -> None:
         """``one_by_one`` is the players' setting: show a roll of many dice a line at a time."""
         self.session = session
-        self.screens: Screens = screens_of(session.game.id)
+        self.screens: Screens[Summary] = screens_of(session.game.id)
         self.host = host
         self.rng = rng
         self.leave = leave or host.pop
@@ -479,7 +479,7 @@ class PlayScreen(Screen):
         """The question's row as this screen draws it (kept under dice being entered)."""
         question_line(draw, self.question(self.session.prompt()))
 
-    def top_bar(self, draw: ImageDraw.ImageDraw, summary: dict[str, Any], ask: Prompt | None) -> None:
+    def top_bar(self, draw: ImageDraw.ImageDraw, summary: Summary, ask: Prompt | None) -> None:
         """Whose turn (or that the game is over) and the game's corner figure."""
         if ask is None or not ask.answers:
             header(draw, "Game over", corner(summary))
@@ -493,7 +493,7 @@ class PlayScreen(Screen):
         self.top_bar(draw, summary, self.session.prompt())
         self.figures(draw, summary)
 
-    def figures(self, draw: ImageDraw.ImageDraw, summary: dict[str, Any]) -> None:
+    def figures(self, draw: ImageDraw.ImageDraw, summary: Summary) -> None:
         """The game's panel, or the latest result in words in its place (for about 2 s)."""
         if self.result:
             result_banner(draw, self.result)

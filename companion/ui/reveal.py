@@ -11,46 +11,47 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic
 
 from PIL import ImageDraw
 
 from companion.dice import rolled_faces
-from companion.games.base import Game, Line, Roll
+from companion.games.base import Game, Line, Roll, Summary
 from companion.intents import Intent
 from companion.record import summarise
 from companion.ui.draw import header, text, wrap
+from companion.ui.figures import SummaryT
 from companion.ui.widgets import Host, Screen
 
 
 @dataclass(frozen=True)
-class Shown:
+class Shown(Generic[SummaryT]):
     """One rolled line: its faces as the table says them, and where the game stood after it."""
 
     words: str
-    #: The game's summary, which its own roll picture reads as its summary ``TypedDict``.
-    summary: Any
+    #: The game's summary, of its own type (``Shown[LeafSummary]``: Leaf-Climbers').
+    summary: SummaryT
 
 
 @dataclass(frozen=True)
-class RollView:
+class RollView(Generic[SummaryT]):
     """What a roll picture draws: the lines up to the one on screen, of how many in all.
 
     ``each`` is true when they are shown one at a time: the newest line is the one to point at.
     """
 
-    shown: tuple[Shown, ...]
+    shown: tuple[Shown[SummaryT], ...]
     total: int
     each: bool
 
 
-RollPicture = Callable[[ImageDraw.ImageDraw, RollView], None]
+RollPicture = Callable[[ImageDraw.ImageDraw, RollView[SummaryT]], None]
 
 
 def shown_lines(game: Game[Any], players: tuple[str, ...], state: Any,
-                lines: Sequence[Line]) -> list[Shown]:
+                lines: Sequence[Line]) -> list[Shown[Summary]]:
     """Each rolled line in words, with the summary after it, replayed from ``state``."""
-    out = []
+    out: list[Shown[Summary]] = []
     for line in lines:
         ask = game.prompt(state)
         roll = next((a for a in (ask.answers if ask else ()) if isinstance(a, Roll)
@@ -61,7 +62,7 @@ def shown_lines(game: Game[Any], players: tuple[str, ...], state: Any,
     return out
 
 
-def plain_picture(draw: ImageDraw.ImageDraw, view: RollView) -> None:
+def plain_picture(draw: ImageDraw.ImageDraw, view: RollView[SummaryT]) -> None:
     """A roll in words: the newest line (one at a time), or every line (all at once)."""
     count = len(view.shown)
     if view.each:
@@ -75,12 +76,12 @@ def plain_picture(draw: ImageDraw.ImageDraw, view: RollView) -> None:
     text(draw, (2, 62), "select: next" if count < view.total else "select: go on", 10)
 
 
-class Reveal(Screen):
+class Reveal(Screen, Generic[SummaryT]):
     """The lines of one device roll: down or select for the next, up for the one before;
     back (or the long press) skips to the end. The roll is already stored: nothing here
     changes the game."""
 
-    def __init__(self, lines: Sequence[Shown], picture: RollPicture, each: bool) -> None:
+    def __init__(self, lines: Sequence[Shown[SummaryT]], picture: RollPicture[SummaryT], each: bool) -> None:
         self.lines = tuple(lines)
         self.picture = picture
         self.each = each

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any, Protocol
+from typing import Protocol, TypedDict
 
 from PIL import Image
 
+from companion.games.base import Summary
 from companion.session import Session
 
 
@@ -30,7 +31,18 @@ def frame_bits(frame: Image.Image) -> str:
     return base64.b64encode(frame.convert("1").tobytes()).decode("ascii")
 
 
-def game_facts(session: Session) -> dict[str, Any]:
+class GameFacts(TypedDict):
+    """The game part of a snapshot, as the phone page reads it."""
+
+    id: int
+    head: int
+    title: str
+    actor: str
+    question: str
+    summary: Summary
+
+
+def game_facts(session: Session) -> GameFacts:
     """The game as records.md summarises it, plus whose turn and the question on the box."""
     ask = session.prompt()
     return {
@@ -49,7 +61,7 @@ class Snapshots:
     def __init__(self) -> None:
         self.version = 0
         self._state: object = None  # the game state the game part was built from
-        self._game: dict[str, Any] | None = None
+        self._game: GameFacts | None = None
         self._pixels = b""
 
     def build(self, app: HasSession, frame: Image.Image) -> bytes | None:

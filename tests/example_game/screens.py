@@ -44,5 +44,6 @@ def summary_lines(summary: PigSummary) -> list[str]:
     return lines
 
 
-#: What Pig draws its own way; everything else is the generic screens.
-SCREENS = Screens(panel=panel, summary_lines=summary_lines)
+#: What Pig draws its own way; everything else is the generic screens. Typed with Pig's
+#: summary, so that mypy refuses a panel or page written for another game's summary.
+SCREENS: Screens[PigSummary] = Screens(panel=panel, summary_lines=summary_lines)

@@ -12,16 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Generic, cast
 
 from companion.games import KITS, load, title
+from companion.games.base import Summary
 from companion.ui.board import Painter, plain_board
-from companion.ui.figures import Panel, View, generic, generic_summary
+from companion.ui.figures import Panel, SummaryT, View, generic, generic_summary
 from companion.ui.reveal import RollPicture
 
 
 @dataclass(frozen=True)
-class Screens:
+class Screens(Generic[SummaryT]):
     """One game's screens: each one its own, or the generic default.
 
     ``panel`` draws the key figures always on the play screen; ``paint`` the board where
@@ -30,30 +31,41 @@ class Screens:
     ``summary_lines`` are the game menu's summary page, a fact a line; ``views`` the pages
     of figures a player flips to (scores, tracks); ``short_title`` the title where the
     engine's full one does not fit a line of 12 px type ("": the full one).
+
+    Every one of them reads the game's own summary type: ``Screens[LeafSummary]`` is
+    Leaf-Climbers', and mypy checks that its panel, painter, roll picture, summary page and
+    views all take the ``LeafSummary`` the engine's details make.
     """
 
-    panel: Panel = generic
-    paint: Painter = plain_board
+    panel: Panel[SummaryT] = generic
+    paint: Painter[SummaryT] = plain_board
     cell_width: int = 0
-    roll_picture: RollPicture | None = None
-    #: Takes the game's own summary type (a TypedDict): the session hands each game its own.
-    summary_lines: Callable[[Any], list[str]] = generic_summary
-    views: tuple[View, ...] = ()
+    roll_picture: RollPicture[SummaryT] | None = None
+    summary_lines: Callable[[SummaryT], list[str]] = generic_summary
+    views: tuple[View[SummaryT], ...] = ()
     short_title: str = ""
 
 
-GENERIC = Screens()
+GENERIC: Screens[Summary] = Screens()
 
 
-def screens_of(game_id: str) -> Screens:
-    """The screens a game declares (imported on first use), or the generic ones."""
+def screens_of(game_id: str) -> Screens[Summary]:
+    """The screens a game declares (imported on first use), or the generic ones.
+
+    The one place where the game's id picks its screens, so the one place where a game's
+    own summary type meets the session's plain :class:`Summary`. A game's screens read
+    its own summary (``Screens[LeafSummary]``), which its callers cannot name: they hand
+    them ``Session.summary()``, typed ``Summary``. The cast says what the id guarantees:
+    the screens are the game's, and so is the summary, since the session's game has the
+    same id and its details are the game's own TypedDict (``Game.details``).
+    """
     kit = KITS.get(game_id)
     if kit is None or not kit.screens:
         return GENERIC
     found = load(kit.screens)
     if not isinstance(found, Screens):
         raise TypeError(f"{kit.screens} is not a Screens declaration")
-    return found
+    return cast("Screens[Summary]", found)
 
 
 def screen_title(game_id: str) -> str:

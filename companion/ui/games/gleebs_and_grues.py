@@ -27,7 +27,7 @@ PINNED_SIDES = {1: 5, 2: 7, 3: 9}  # a caged grue's, smaller to fit its cage
 MAX_TICKS = 6
 
 
-def paint(draw: ImageDraw.ImageDraw, view: BoardView, grid: Grid) -> None:
+def paint(draw: ImageDraw.ImageDraw, view: BoardView[GleebsSummary], grid: Grid) -> None:
     """Every square: its stack, then the cursor's, the legal and the picked rings."""
     board: dict[str, list[str]] = view.summary.get("board", {})
     for col in range(1, grid.cols + 1):
@@ -81,7 +81,7 @@ def ticks(draw: ImageDraw.ImageDraw, inner: Box, count: int, ink: int) -> None:
         draw.line((right - 1, bottom - 2 * piece, right, bottom - 2 * piece), fill=ink)
 
 
-def ring(draw: ImageDraw.ImageDraw, box: Box, square: tuple[int, int], view: BoardView) -> None:
+def ring(draw: ImageDraw.ImageDraw, box: Box, square: tuple[int, int], view: BoardView[GleebsSummary]) -> None:
     """The cursor's solid ring, a picked square's bold corners, a legal square's dots."""
     x0, y0, x1, y1 = box
     if square == view.cursor or square in view.picked:
@@ -128,4 +128,4 @@ def summary_lines(summary: GleebsSummary) -> list[str]:
 
 
 #: What this game draws its own way (the rest is generic).
-SCREENS = Screens(panel=panel, paint=paint, summary_lines=summary_lines)
+SCREENS: Screens[GleebsSummary] = Screens(panel=panel, paint=paint, summary_lines=summary_lines)

@@ -158,7 +158,7 @@ def landing(summary: LeafSummary) -> list[Square]:
     return [(c, r) for c, r in summary.get("leaves", [])]
 
 
-def paint(draw: ImageDraw.ImageDraw, view: BoardView, grid: Grid) -> None:
+def paint(draw: ImageDraw.ImageDraw, view: BoardView[LeafSummary], grid: Grid) -> None:
     """The board: elevations, this round's leaves, meeples, reachable squares, the cursor."""
     summary = view.summary
     leaves = landing(summary)
@@ -196,7 +196,7 @@ def panel(draw: ImageDraw.ImageDraw, summary: LeafSummary, box: Box) -> None:
     text(draw, (x0 + 1, y0 + 18), left, 10, width=x1 - x0 - int(length(right, 10)) - 6)
 
 
-def roll_picture(draw: ImageDraw.ImageDraw, view: RollView) -> None:
+def roll_picture(draw: ImageDraw.ImageDraw, view: RollView[LeafSummary]) -> None:
     """The leaves of one device roll on the board; shown one by one, the newest is framed
     and named, else the d20 and how many leaves fall."""
     summary = view.shown[-1].summary
@@ -236,5 +236,6 @@ def summary_lines(summary: LeafSummary) -> list[str]:
 
 
 #: What this game draws its own way (the rest is generic).
-SCREENS = Screens(panel=panel, paint=paint, cell_width=CELL_WIDTH, roll_picture=roll_picture,
-                  summary_lines=summary_lines, short_title="Leaf-Climbers")
+SCREENS: Screens[LeafSummary] = Screens(panel=panel, paint=paint, cell_width=CELL_WIDTH,
+                                        roll_picture=roll_picture, summary_lines=summary_lines,
+                                        short_title="Leaf-Climbers")

@@ -45,4 +45,4 @@ def summary_lines(summary: RaceSummary) -> list[str]:
 
 
 #: What this game draws its own way (the rest is generic).
-SCREENS = Screens(panel=panel, summary_lines=summary_lines)
+SCREENS: Screens[RaceSummary] = Screens(panel=panel, summary_lines=summary_lines)

@@ -274,7 +274,7 @@ def penguins(draw: ImageDraw.ImageDraw, summary: PenguinSummary, box: Box) -> No
         bar(draw, (x0 + 62, top + 1, x1, top + ROW - 3), count, TOTAL)
 
 
-VIEWS: tuple[View, ...] = (("Scores", scores), ("Fish", fish_page), ("Ability, bear", order_page),
+VIEWS: tuple[View[PenguinSummary], ...] = (("Scores", scores), ("Fish", fish_page), ("Ability, bear", order_page),
                            ("Penguins", penguins))
 
 
@@ -290,4 +290,4 @@ def summary_lines(summary: PenguinSummary) -> list[str]:
 
 
 #: What this game draws its own way (the rest is generic).
-SCREENS = Screens(panel=panel, summary_lines=summary_lines, views=VIEWS)
+SCREENS: Screens[PenguinSummary] = Screens(panel=panel, summary_lines=summary_lines, views=VIEWS)

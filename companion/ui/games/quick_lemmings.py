@@ -171,7 +171,7 @@ def tiles_page(draw: ImageDraw.ImageDraw, summary: LemmingsSummary, box: Box) ->
     text(draw, (x1 - 1, y1 - 1), f"discards {summary['discards']}", 12, anchor="rs")
 
 
-VIEWS: tuple[View, ...] = (("piles", piles_page), ("cards", cards_page), ("players", players_page),
+VIEWS: tuple[View[LemmingsSummary], ...] = (("piles", piles_page), ("cards", cards_page), ("players", players_page),
                            ("tiles", tiles_page))
 
 
@@ -188,4 +188,4 @@ def summary_lines(summary: LemmingsSummary) -> list[str]:
 
 
 #: What this game draws its own way (the rest is generic).
-SCREENS = Screens(panel=panel, summary_lines=summary_lines, views=VIEWS)
+SCREENS: Screens[LemmingsSummary] = Screens(panel=panel, summary_lines=summary_lines, views=VIEWS)
