@@ -56,6 +56,9 @@ REPLAY_PAIRS = 5  # whole-process runs of replay and of the reference engine, ta
 REFERENCE = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "reference_replay.py"
 #: Capture mode's scripted presses: a Microbot race set up, P1 rolled, the first picks.
 CAPTURE_KEYS = "select select select select select select roll select select"
+#: Seconds between presses at a table: long enough for an entry's result to go by itself
+#: (after RESULT_SECONDS) before the next press, as it does when people play.
+TABLE_PACE = 3.0
 
 
 def session_records() -> list[Replayed]:
@@ -134,12 +137,29 @@ class Interactions:
     skipped: list[str] = field(default_factory=list)
     #: Per game: presses and record lines typed (set-up and leaving count as presses).
     games: dict[str, list[int]] = field(default_factory=dict)
+    #: At table pace, frames the loop sent with no press, by cause ("result" going by
+    #: itself, burn-in "shift"), then device: wire bytes as in ``wire``.
+    alone: dict[str, dict[str, list[tuple[int, int]]]] = field(default_factory=dict)
+
+
+class StepClock:
+    """The loop's clock at table pace: it moves only when the bench moves it, so the
+    bytes of a paced session are the same on any machine."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.Path,
-                 pages: int = 0) -> Interactions:
+                 pages: int = 0, pace: float = 0.0) -> Interactions:
     """Type every record through the screens; measure each press. With ``pages``, the phone
-    view is on and that many live pages follow the game."""
+    view is on and that many live pages follow the game. With ``pace``, presses are that many
+    seconds apart on a clock of the bench's own, and what the loop shows meanwhile by itself
+    (a result going, a burn-in shift) is counted apart, in ``alone``; without, presses
+    follow each other at once on the real clock."""
     panels = Panels(with_stock)
     path = str(directory / f"bench-{with_stock}-{pages}.sqlite")
     store = TimedStore(path)
@@ -153,15 +173,31 @@ def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.P
     app = App(store, Config(), rng=random.Random(1), phone=phone)
     events: queue.Queue[object] = queue.Queue()
     output = Output(lambda: panels, shift=False)
-    daemon = Daemon(app, output, events, KeyLogic(), phone=phone)
+    clock = StepClock()
+    daemon = Daemon(app, output, events, KeyLogic(), clock=clock if pace else time.monotonic,
+                    phone=phone)
     daemon.refresh()
     readers = ([PageReader(phone.url(), phone.server.hub.version) for _ in range(pages)]
                if phone is not None and phone.server is not None else [])
     settle(phone, readers)
     out = Interactions()
 
+    def meanwhile(until: float) -> None:
+        """The loop's wake-ups without a press until ``until``, each frame counted apart."""
+        while (due := daemon.deadline()) is not None and due <= until:
+            cause = "result" if due == app.deadline() else "shift"
+            clock.now, before = max(clock.now, due), panels.wire()
+            daemon.step(None)
+            for name, (wire, smbus) in panels.wire().items():
+                old_wire, old_smbus = before[name]
+                out.alone.setdefault(cause, {}).setdefault(name, []).append(
+                    (wire - old_wire, smbus - old_smbus))
+        clock.now = until
+
     def press(intent: Intent) -> None:
         settle(phone, readers)  # presses at a table are far apart: the pages have caught up
+        if pace:
+            meanwhile(clock.now + pace)
         before, commits, frames = panels.bytes(), store.commit_seconds, output.frames_sent
         wire_before, screen = panels.wire(), type(app.top).__name__
         queued, cpu, commit_cpu = time.perf_counter(), time.thread_time(), store.commit_cpu
@@ -642,6 +678,23 @@ def report_bytes(found: Interactions) -> None:
         print(f"    not entered: {skipped}")
 
 
+def report_pace(found: Interactions, pace: float) -> None:
+    """Bytes on the I2C wire with presses ``pace`` seconds apart: each press, and each frame
+    the loop sends by itself (an entry's result going, a burn-in shift)."""
+    results = found.alone.get("result", {})
+    shifts = found.alone.get("shift", {})
+    print(f"at table pace (presses {pace:.0f} s apart: each result goes by itself, "
+          f"{len(next(iter(results.values()), []))} times; burn-in shifts "
+          f"{len(next(iter(shifts.values()), []))}, a full frame each):")
+    for kind in ("ssd1306", "sh1106"):
+        name, full = f"ours {kind}", max(w for w, _ in found.wire[f"luma {kind}"])
+        pressed = Spread.of([w for w, _ in found.wire[name]])
+        print(f"    {kind} on the wire, per press: {pressed.show(full=full)}")
+        if results.get(name):
+            gone = Spread.of([w for w, _ in results[name]])
+            print(f"    {kind} on the wire, a result going by itself: {gone.show(full=full)}")
+
+
 def report_presses(found: Interactions) -> None:
     """Presses per record line, each game (its set-up and leaving included)."""
     for game, (presses, lines) in sorted(found.games.items()):
@@ -710,6 +763,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
               f"{sum(len(r.actions) for r in records)} lines, typed in through the screens")
         found = play_session(records, True, work)
         report_bytes(found)
+        report_pace(play_session(records, True, work, pace=TABLE_PACE), TABLE_PACE)
         report_presses(found)
         report_latency(play_session(records, False, work))
         with_pages = play_session(records, False, work, pages=PAGES)

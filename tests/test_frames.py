@@ -31,6 +31,11 @@ WIRE_FRAME = 1034  # luma's full SSD1306 frame on the I2C wire
 #: frame. Before issue 14's stable layout: median 51%, mean 48%, p90 100%; with it, 12%,
 #: 25% and 73%; with a one-line result's letters in one page, 12%, 24% and 68%.
 MOST = {"median": 0.2, "mean": 0.27, "p90": 0.7}
+#: The same at table pace (presses 3 s apart, each result going by itself in a frame of its
+#: own), per press and per result going. With the result's box over the whole panel: per
+#: press median 12%, mean 29%, p90 80%; a result going median 38%, mean 43%, p90 50%. With
+#: the box off the top bar's page: 12%, 28%, 79%; going 38%, 40%, 43%.
+PACED_MOST = {"press mean": 0.29, "press p90": 0.8, "gone mean": 0.41, "gone p90": 0.44}
 
 
 def frames(app: App, *kinds: str) -> list[Image.Image]:
@@ -74,6 +79,35 @@ def test_the_benchmark_session_sends_a_small_share_of_a_frame_per_press(session_
     assert statistics.fmean(session_bytes) <= MOST["mean"] * WIRE_FRAME
     assert bench.percentile(sorted(session_bytes), 90) <= MOST["p90"] * WIRE_FRAME
     assert max(session_bytes) <= WIRE_FRAME
+
+
+@pytest.fixture(scope="module")
+def paced(tmp_path_factory: pytest.TempPathFactory) -> bench.Interactions:
+    """The benchmark session with presses at table pace."""
+    found = play_session(session_records(), False, tmp_path_factory.mktemp("paced"), pace=bench.TABLE_PACE)
+    assert found.skipped == []
+    return found
+
+
+def test_at_table_pace_results_come_and_go_for_a_small_share_of_a_frame(paced: bench.Interactions) -> None:
+    """Each result is shown, and goes by itself before the next press: both frames stay cheap."""
+    pressed = sorted(wire for wire, _ in paced.wire["ours ssd1306"])
+    gone = sorted(wire for wire, _ in paced.alone["result"]["ours ssd1306"])
+    assert len(gone) >= len(pressed) // 5  # the results did go by themselves between presses
+    assert statistics.fmean(pressed) <= PACED_MOST["press mean"] * WIRE_FRAME
+    assert bench.percentile(pressed, 90) <= PACED_MOST["press p90"] * WIRE_FRAME
+    assert statistics.fmean(gone) <= PACED_MOST["gone mean"] * WIRE_FRAME
+    assert bench.percentile(gone, 90) <= PACED_MOST["gone p90"] * WIRE_FRAME
+    assert max(pressed + gone) <= WIRE_FRAME
+
+
+def test_a_result_leaves_the_top_bars_page_of_memory_dark() -> None:
+    """The top bar's last page (rows 8-15) ends with the panel's first row: a result lit
+    there would cost that whole page as it came and again as it went."""
+    shown = blank()
+    result_banner(ImageDraw.Draw(shown), "Ann +3 fish (7)")
+    assert not any(page_bytes(shown)[1])
+    assert all(page_bytes(shown)[2])  # the box itself starts on the next page, across the panel
 
 
 def test_one_result_after_another_rewrites_one_page_and_the_descenders() -> None:

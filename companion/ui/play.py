@@ -50,6 +50,10 @@ OPTION_TOP = 49
 #: memory, so one result after another rewrites that page and the descenders only.
 RESULT_BASELINE = PANEL[1] + 17
 RESULT_SECONDS = 2.0  # an entry's result stays this long (or until the game changes again)
+#: The result's lit box: the panel's rows but its first. That row is the last of the top
+#: bar's page of memory (rows 8-15): lit, it cost that whole page, 128 columns, when a result
+#: came and again when it went; dark, it also keeps the box apart from the lit top bar.
+RESULT_BOX = (0, PANEL[1] + 1, WIDTH - 1, PANEL[3])
 
 
 def result_line(events: Sequence[str]) -> str:
@@ -78,10 +82,10 @@ def result_rows(words: str) -> tuple[int, list[str]]:
 def result_banner(draw: ImageDraw.ImageDraw, words: str) -> None:
     """An entry's result, dark on lit, over the figures panel it speaks of (the question
     and the answer under the cursor stay in view)."""
-    top, bottom = PANEL[1], PANEL[3]
-    draw.rectangle((0, top, WIDTH - 1, bottom), fill=WHITE)
+    top = RESULT_BOX[1]
+    draw.rectangle(RESULT_BOX, fill=WHITE)
     size, rows = result_rows(words)
-    # Two small lines end a clear row above the question's tallest letters.
+    # Two small lines: a lit row above the first, two below the second, in the box.
     baselines = [RESULT_BASELINE] if len(rows) == 1 else [top + 8, top + 17]
     for baseline, row in zip(baselines, rows):
         text(draw, (2, baseline), row, size, BLACK)
