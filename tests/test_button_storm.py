@@ -14,6 +14,7 @@ from gpiozero import Device
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from companion import ai
 from companion.intents import Intent
 from companion.io.buttons import Edge, KeyLogic
 from companion.record import format_record, replay_text
@@ -100,7 +101,11 @@ def test_select_gives_select_on_a_short_press_and_the_menu_on_a_long_one(train: 
 @pytest.mark.parametrize("preset", ["minimal", "adafruit-bonnet", "waveshare-oled-hat"])
 @pytest.mark.parametrize("seed", range(3))
 def test_a_storm_of_presses_leaves_a_valid_game_and_a_live_loop(
-        tmp_path: pathlib.Path, preset: str, seed: int, caplog: pytest.LogCaptureFixture) -> None:
+        tmp_path: pathlib.Path, preset: str, seed: int, caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A storm that reaches a game with hints thinks for each of them; what is tested here is
+    # the keys and the loop, not the advice, so the advisor gets a short budget.
+    monkeypatch.setattr(ai, "THINK", 0.05)
     rng = random.Random(seed)
     box = Harness(tmp_path, preset=preset, seed=seed)
     roles = sorted(box.pins)
