@@ -291,14 +291,18 @@ class Grid:
         """The squares that can come next after ``picked``, from the legal lines."""
         size = len(self.words((1, 1)))
         done = tuple(word for square in picked for word in self.words(square))
+        # Words to square once, not a scan of the grid per legal line: a board press
+        # with many legal lines was the slowest press in the bench.
+        squares = {self.words((c, r)): (c, r)
+                   for c in range(1, self.cols + 1) for r in range(1, self.rows + 1)}
         out = set()
         for line in self.legal:
             args = line.args[len(self.prefix):]
             if args[:len(done)] != done or len(args) < len(done) + size:
                 continue
-            nxt = args[len(done):len(done) + size]
-            out |= {(c, r) for c in range(1, self.cols + 1) for r in range(1, self.rows + 1)
-                    if self.words((c, r)) == nxt}
+            square = squares.get(args[len(done):len(done) + size])
+            if square is not None:
+                out.add(square)
         return frozenset(out)
 
 
