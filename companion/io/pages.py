@@ -155,9 +155,10 @@ def ssd1306_windows(spans: list[Span]) -> list[Window]:
     for end in range(1, len(spans) + 1):
         bottom, first, last = spans[end - 1].page, COLUMNS, -1
         for begin in range(end - 1, -1, -1):  # runs growing upwards, their width kept as they grow
-            first, last = min(first, spans[begin].first), max(last, spans[begin].last)
-            area = (bottom - spans[begin].page + 1) * (last - first + 1)
-            cost = best[begin] + window_cost(area)
+            span = spans[begin]
+            first = span.first if span.first < first else first  # not min(): this loop is hot
+            last = span.last if span.last > last else last
+            cost = best[begin] + window_cost((bottom - span.page + 1) * (last - first + 1))
             if best[end] < 0 or cost <= best[end]:
                 best[end], start[end] = cost, begin
     windows, end = [], len(spans)
@@ -189,12 +190,14 @@ def stacked_windows(runs: list[Span]) -> list[Window]:
                 here = []
             above, here, page = here, [], run.page
         alone = Window(page, page, run.first, run.last)
+        alone_cost = window_cost(run.last - run.first + 1)
         best: tuple[int, Window, Window] | None = None
-        for window in above:
-            grown = Window(window.top, page, min(window.first, run.first), max(window.last, run.last))
-            gain = plan_cost((window, alone)) - plan_cost((grown,))
+        for window in above:  # the grown window is only built when it wins: this loop is hot
+            first, last = min(window.first, run.first), max(window.last, run.last)
+            gain = (window_cost(area(window)) + alone_cost
+                    - window_cost((page - window.top + 1) * (last - first + 1)))
             if gain >= 0 and (best is None or gain > best[0]):
-                best = (gain, window, grown)
+                best = (gain, window, Window(window.top, page, first, last))
         if best is None:
             here.append(alone)
         else:
@@ -205,9 +208,15 @@ def stacked_windows(runs: list[Span]) -> list[Window]:
 
 def plan_cost(windows: Sequence[Window]) -> int:
     """Bytes on the wire to send these SSD1306 windows."""
-    return sum(window_cost((w.bottom - w.top + 1) * (w.last - w.first + 1)) for w in windows)
+    return sum(window_cost(area(w)) for w in windows)
 
 
+def area(window: Window) -> int:
+    """Data bytes in a window."""
+    return (window.bottom - window.top + 1) * (window.last - window.first + 1)
+
+
+@cache  # called for every run tried in a plan: a look-up costs less than the sum
 def window_cost(count: int) -> int:
     """Bytes on the wire for one window command and ``count`` data bytes (SSD1306)."""
     return (I2C_FRAMING + SSD1306_WINDOW) + count + I2C_FRAMING * transfers(count, I2C_BLOCK)
