@@ -118,8 +118,11 @@ def differing(before: bytes, after: bytes) -> bytes:
 
 @cache
 def run_pattern(gap: int) -> re.Pattern[bytes]:
-    """Changed bytes (non-zero in :func:`differing`) with fewer than ``gap`` zeros between."""
-    return re.compile(rb"[^\0](?:\0{0,%d}[^\0])*" % (gap - 1))
+    """Changed bytes (non-zero in :func:`differing`) with fewer than ``gap`` zeros between.
+
+    Whole runs are taken at once and never given back (possessive): giving any back could
+    never lead to a longer match, and the backtracking cost a busy frame's plan a third."""
+    return re.compile(rb"[^\0]+(?:\0{1,%d}+[^\0]+)*+" % (gap - 1))
 
 
 @dataclass(frozen=True)
