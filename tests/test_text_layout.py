@@ -10,7 +10,7 @@ from importlib import resources
 import pytest
 from PIL import Image, ImageDraw, ImageFont, features
 
-from companion.ui.draw import FONTS, font
+from companion.ui.draw import FONTS, font, text
 
 #: What screens write: names, moves, squares, sums and punctuation, and a few accents.
 CHARACTERS = string.ascii_letters + string.digits + " .,;:!?-+&/()'\"#%*=<>[]_~éüñ–…°×"
@@ -41,3 +41,16 @@ def test_words_and_choices_measure_and_draw_as_raqm_draws_them(size: int) -> Non
         assert fast.getlength(words, mode="1") == full.getlength(words, mode="1"), words
         for anchor in ("ls", "ms", "rs", "mm"):
             assert pixels(fast, words, anchor) == pixels(full, words, anchor), (words, anchor)
+
+
+@pytest.mark.parametrize("size", [11, 12, 14, 18])
+def test_a_cached_string_draws_the_pixels_pillow_draws(size: int) -> None:
+    """The masks kept for strings already drawn change no pixel: drawn through the cache,
+    every string lands where and as ImageDraw.text would put it, for every anchor."""
+    face = font(size)
+    assert isinstance(face, ImageFont.FreeTypeFont)
+    for words in [*strings(60), "", "   "]:
+        for anchor in ("ls", "ms", "rs", "mm", "la"):
+            canvas = Image.new("1", (520, 60), 0)
+            text(ImageDraw.Draw(canvas), (260, 30), words, size, 1, width=520, anchor=anchor)
+            assert canvas.tobytes() == pixels(face, words, anchor), (words, anchor)
