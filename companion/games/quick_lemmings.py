@@ -355,8 +355,8 @@ class QuickLemmings(Game[State]):
         """The card of this terrain worth most movement points now, among those that may be
         in a hand, as (points, value): the one a player reaches for first. Of two worth the
         same, the higher (it also starts a new pile and lays a tile)."""
-        return max(((self._lay(state, terrain, value).points, value) for value in sorted(set(state.deck))
-                    if self._possible(state, terrain, value)), default=(0, min(state.deck)))
+        return max(((gain["points"], gain["value"]) for gain in self._gains(state, terrain)),
+                   default=(0, min(state.deck)))
 
     def _gains(self, state: State, terrain: int) -> list[Gain]:
         """Per card value that may still be in a hand: the points a play of it on this
