@@ -18,6 +18,7 @@ from companion.record import Header, replay_text
 from companion.session import Session
 from companion.ui.driver import Driver
 from companion.ui.play import PANEL
+from companion.ui.widgets import VALUE_SIZE
 from tests.games.scenarios import ROUND_2P, WILD, whole_game
 from tests.harness import Harness
 
@@ -157,7 +158,7 @@ def test_changing_a_previewed_placement_keeps_the_numbers_entered(box: Harness) 
     box.presses("select", "select")
     assert box.shows("5 linked - 0 coloured", 10)
     box.presses("down", "select")  # no, change it
-    assert box.says("Bob: circle 1") and box.shows("5", 20)
+    assert box.says("Bob: circle 1") and box.shows("5", VALUE_SIZE)
     box.presses("select", "up", "select")  # keep 5 linked, 1 coloured
     assert box.shows("5 linked - 1 coloured", 10) and box.shows("- 1 ability = 3 fish", 10)
     box.press("select")

@@ -12,7 +12,7 @@ from companion.games.base import Line
 from companion.record import Header
 from companion.session import Session
 from companion.ui.play import PlayScreen
-from companion.ui.widgets import Numbers
+from companion.ui.widgets import VALUE_SIZE, Numbers
 from tests.harness import Harness
 
 GAME_ROW = 4  # Quick Lemmings is the fifth game on the New game menu
@@ -85,9 +85,9 @@ def test_a_card_is_entered_terrain_then_value(box: Harness) -> None:
     assert box.shows("Mountain")
     box.press("select")
     assert box.shows("Ann: Mountain") and box.shows("value", 10)
-    assert box.shows("4", 20)  # a 4 is worth most on a fresh pile (as much as a 2 joining)
+    assert box.shows("4", VALUE_SIZE)  # a 4 is worth most on a fresh pile (as much as a 2 joining)
     box.press("down")
-    assert box.shows("3", 20)
+    assert box.shows("3", VALUE_SIZE)
     box.press("select")
     assert logged(box) == ["Ann play mountain 3"]
 

@@ -44,8 +44,8 @@ from companion.ui.reveal import Reveal, plain_picture, shown_lines
 from companion.ui.widgets import Host, Item, Menu, Numbers, Page, Preview, Screen, confirm
 
 PANEL = (0, HEADER + 1, WIDTH - 1, HEADER + 20)
-QUESTION_BASELINE = 45
-OPTION_TOP = 49
+QUESTION_BASELINE = 48
+OPTION_TOP = 51
 #: A one-line result's baseline: its letters above it fill rows 24-31, page 3 of the panel's
 #: memory, so one result after another rewrites that page and the descenders only.
 RESULT_BASELINE = PANEL[1] + 17
@@ -468,7 +468,7 @@ class PlayScreen(Screen):
         item = items[self.cursor]
         draw.line((0, OPTION_TOP, WIDTH - 1, OPTION_TOP), fill=WHITE)
         hint = item.hint or f"{self.cursor + 1}/{len(items)}"
-        label_and_hint(draw, (9, 61), WIDTH - 1, item.label, hint, 12)
+        label_and_hint(draw, (9, 62), WIDTH - 1, item.label, hint, 12)
         arrows(draw, 0, OPTION_TOP + 2, HEIGHT - 1, self.cursor > 0, self.cursor < len(items) - 1)
 
     def question(self, ask: Prompt | None) -> str:

@@ -128,9 +128,12 @@ class Menu(Screen):
 
 # Numbers entered under a backdrop take the play screen's question and answer rows.
 SHOWN = 4  # numbers side by side; more scroll
-LABELS_BASELINE = 45  # the question's baseline on the play screen
-VALUES_TOP = 48  # the answer's rows: the last two pages of the panel's memory
-VALUE_BASELINE = HEIGHT - 2  # 20 px figures, a clear row above and below them
+LABELS_BASELINE = 48  # the question's baseline on the play screen: its letters fill page 5
+#: The answer's rows, from the line under the question's (a clear row between): the values
+#: in a box that the glass ends, their ink down to its last row.
+VALUES_TOP = 51
+VALUE_SIZE = 18  # the largest type whose figures fit under VALUES_TOP with a clear row above
+VALUE_BASELINE = HEIGHT
 LABEL_GAP = 3  # between a label and the value beside it
 BOX_MARGIN = 4  # columns lit either side of the value at hand
 BOX_HALF = 12  # the narrowest lit box, either side of its middle
@@ -138,15 +141,15 @@ BOX_HALF = 12  # the narrowest lit box, either side of its middle
 
 @lru_cache(maxsize=256)
 def widest(spec: Field) -> int:
-    """The widest of a number's values in 20 px type."""
-    return max(int(length(spec.word(v), 20)) for v in range(spec.low, spec.high + 1))
+    """The widest of a number's values in the answer's type."""
+    return max(int(length(spec.word(v), VALUE_SIZE)) for v in range(spec.low, spec.high + 1))
 
 
 @lru_cache(maxsize=256)
 def labels_fit(spec: Field, width: int) -> bool:
-    """Whether the label and every value of ``spec`` (20 px, the rows of the answer) fit
+    """Whether the label and every value of ``spec`` (the answer's type and rows) fit
     side by side in ``width``."""
-    if any(value_size(spec.word(v), WIDTH)[0] != 20 for v in range(spec.low, spec.high + 1)):
+    if any(value_size(spec.word(v), WIDTH)[0] != VALUE_SIZE for v in range(spec.low, spec.high + 1)):
         return False
     return length(spec.label, 10) + LABEL_GAP + widest(spec) + 2 * BOX_MARGIN <= width - 2
 
@@ -154,22 +157,22 @@ def labels_fit(spec: Field, width: int) -> bool:
 def draw_value(draw: ImageDraw.ImageDraw, middle: int, word: str, sized: tuple[int, int], here: bool,
                room: int) -> None:
     """One value centred on ``middle``; the one at hand lit, at most ``room`` either side
-    (as narrow as the value allows: moving on repaints few columns)."""
+    (as narrow as the value allows: moving on repaints few columns). The others sit in a
+    dark box of the same size, which parts the line above the answer's rows round them."""
     size, baseline = sized
-    if here:
-        half = min(room, max(int(length(word, size)) // 2 + BOX_MARGIN, BOX_HALF))
-        draw.rectangle((middle - half, VALUES_TOP, middle + half - 1, HEIGHT - 1), fill=WHITE)
+    half = min(room, max(int(length(word, size)) // 2 + BOX_MARGIN, BOX_HALF))
+    draw.rectangle((middle - half, VALUES_TOP, middle + half - 1, HEIGHT - 1), fill=WHITE if here else BLACK)
     text(draw, (middle, baseline), word, size, BLACK if here else WHITE, 2 * room - 2, anchor="ms")
 
 
 def value_size(word: str, width: int) -> tuple[int, int]:
     """The largest type (and its baseline) in which a value fits ``width`` and the rows
     under :data:`VALUES_TOP`, a clear row round its ink."""
-    for size in (20, 16):
+    for size in (VALUE_SIZE, 16):
         if fit(word, size, width) == word:
             mask, _, top = rendered(word, size, "ms")
             height = mask.height if mask is not None else 0
-            baseline = HEIGHT - 1 - (height + top) - 1  # the ink's last row clear of the bottom
+            baseline = HEIGHT - (height + top)  # the ink to the last row: the glass ends the box
             if baseline + top >= VALUES_TOP + 1:
                 return size, baseline
     return 12, HEIGHT - 4
@@ -253,6 +256,7 @@ class Numbers(Screen):
             self.question(draw)
         else:
             self.draw_title(draw)
+        draw.line((0, VALUES_TOP, WIDTH - 1, VALUES_TOP), fill=WHITE)  # the play screen's, under the question
         for col, (spec, value) in enumerate(shown):
             x, here, word = col * width, first + col == self.at, spec.word(value)
             if beside:
@@ -260,7 +264,7 @@ class Numbers(Screen):
                 left = x + (width - label - LABEL_GAP - widest(spec) - 2 * BOX_MARGIN) // 2
                 text(draw, (left, VALUE_BASELINE), spec.label, 10)
                 middle = left + label + LABEL_GAP + BOX_MARGIN + widest(spec) // 2
-                draw_value(draw, middle, word, (20, VALUE_BASELINE), here, widest(spec) // 2 + BOX_MARGIN)
+                draw_value(draw, middle, word, (VALUE_SIZE, VALUE_BASELINE), here, widest(spec) // 2 + BOX_MARGIN)
             else:
                 draw_value(draw, x + width // 2, word, value_size(word, width - 4), here, width // 2 - 1)
 
