@@ -16,7 +16,8 @@ from companion.record import Header, replay_text
 from companion.session import Session
 from companion.ui.draw import WIDTH, length
 from companion.ui.driver import Driver
-from companion.ui.play import RESULT_SECONDS, PlayScreen, result_line, result_rows
+from companion.ui.play import RESULT_SECONDS, PlayScreen, result_line
+from companion.ui.rows import result_rows
 from companion.ui.widgets import Numbers
 from tests.entries import with_states
 from tests.harness import Harness

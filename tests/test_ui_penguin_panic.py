@@ -16,8 +16,9 @@ from companion.games import game_by_id
 from companion.games.base import Line
 from companion.record import Header, replay_text
 from companion.session import Session
+from companion.ui.draw import HEADER
 from companion.ui.driver import Driver
-from companion.ui.play import PANEL
+from companion.ui.rows import PANEL
 from companion.ui.widgets import VALUE_SIZE
 from tests.games.scenarios import ROUND_2P, WILD, whole_game
 from tests.harness import Harness
@@ -165,6 +166,24 @@ def test_changing_a_previewed_placement_keeps_the_numbers_entered(box: Harness) 
     assert stored(box, session)[-1] == "Bob place 1 5 1"
 
 
+def test_the_check_takes_the_play_screens_rows_under_the_same_top_bar(box: Harness) -> None:
+    """The check before logging keeps the top bar and the entry's title in the question's
+    row; its sentence is where a result goes, its choice where the answer goes. Coming to it
+    from the numbers rewrites neither the top bar's pages nor the question's letters."""
+    open_game(box, *ROUND_2P, "Bob roll 1 2 3")
+    box.press("select")  # circle 1
+    digits(box, 5)
+    box.press("select")
+    entering = box.screen
+    box.press("select")  # to the check
+    checking = box.screen
+    assert box.shows("5 linked - 0 coloured", 10) and box.shows("Yes, log it")
+    assert box.says("Bob: circle 1")
+    top_bar = (0, 0, 128, HEADER)
+    assert entering.crop(top_bar).tobytes() == checking.crop(top_bar).tobytes()
+    assert box.shows("Bob") and not box.says("check")
+
+
 # --- full circles ---
 
 
@@ -182,7 +201,7 @@ def test_full_circle_is_entered_with_its_colour_by_name(box: Harness) -> None:
     box.press("select")
     box.presses("up", "up", "select")  # 4 out
     assert box.shows("1 green escapes", 10) and box.shows("to Ann.", 10)
-    assert box.shows("3 back to the bag.", 10)
+    assert box.shows("3 back to the bag.", 11)  # the check's third line: the question's row
     box.press("select")
     assert stored(box, session)[-1] == "Bob complete 2 green 4"
 

@@ -25,35 +25,30 @@ from companion.record import describe
 from companion.session import Session
 from companion.ui.board import BoardScreen
 from companion.ui.draw import (
-    BLACK,
-    HEADER,
     HEIGHT,
     WHITE,
     WIDTH,
     arrows,
     header,
     label_and_hint,
-    length,
     notice,
-    text,
     wrap,
 )
 from companion.ui.figures import Views, corner
 from companion.ui.games import Screens, screen_title, screens_of
 from companion.ui.reveal import Reveal, plain_picture, shown_lines
+from companion.ui.rows import (
+    ANSWER_BASELINE,
+    ANSWER_LINE,
+    PANEL,
+    QUESTION_BASELINE,
+    fits_banner,
+    question_line,
+    result_banner,
+)
 from companion.ui.widgets import Host, Item, Menu, Numbers, Page, Preview, Screen, confirm
 
-PANEL = (0, HEADER + 1, WIDTH - 1, HEADER + 20)
-QUESTION_BASELINE = 48
-OPTION_TOP = 51
-#: A one-line result's baseline: its letters above it fill rows 24-31, page 3 of the panel's
-#: memory, so one result after another rewrites that page and the descenders only.
-RESULT_BASELINE = PANEL[1] + 17
 RESULT_SECONDS = 2.0  # an entry's result stays this long (or until the game changes again)
-#: The result's lit box: the panel's rows but its first. That row is the last of the top
-#: bar's page of memory (rows 8-15): lit, it cost that whole page, 128 columns, when a result
-#: came and again when it went; dark, it also keeps the box apart from the lit top bar.
-RESULT_BOX = (0, PANEL[1] + 1, WIDTH - 1, PANEL[3])
 
 
 def result_line(events: Sequence[str]) -> str:
@@ -65,36 +60,10 @@ def result_line(events: Sequence[str]) -> str:
     shown = ""
     for event in events:
         trial = f"{shown}; {event}" if shown else event[:1].upper() + event[1:]
-        if shown and len(result_rows(trial)[1]) > 2:
+        if shown and not fits_banner(trial):
             break
         shown = trial
     return shown
-
-
-def result_rows(words: str) -> tuple[int, list[str]]:
-    """The type size and lines of a result: one line as large as fits, else two small ones."""
-    for size in (12, 11):
-        if length(words, size) <= WIDTH - 4:
-            return size, [words]
-    return 10, wrap(words, 10)
-
-
-def result_banner(draw: ImageDraw.ImageDraw, words: str) -> None:
-    """An entry's result, dark on lit, over the figures panel it speaks of (the question
-    and the answer under the cursor stay in view)."""
-    top = RESULT_BOX[1]
-    draw.rectangle(RESULT_BOX, fill=WHITE)
-    size, rows = result_rows(words)
-    # Two small lines: a lit row above the first, two below the second, in the box.
-    baselines = [RESULT_BASELINE] if len(rows) == 1 else [top + 8, top + 17]
-    for baseline, row in zip(baselines, rows):
-        text(draw, (2, baseline), row, size, BLACK)
-
-
-def question_line(draw: ImageDraw.ImageDraw, question: str) -> None:
-    """The question, in smaller type if it is long."""
-    size = 11 if length(question, 11) <= WIDTH - 4 else 10
-    text(draw, (2, QUESTION_BASELINE), question, size)
 
 
 #: A single die with this many faces or fewer has them listed on the play screen once the
@@ -312,21 +281,25 @@ class PlayScreen(Screen):
         """Enter a form's numbers (starting from ``values`` when coming back to change them)."""
         fields = tuple(replace(field, default=value) for field, value in zip(form.fields, values))
 
-        def done(got: tuple[int, ...]) -> None:
-            self.check(form.line(got), lambda: self.fill_form(form, got))
         title = form.label if form.actor == TABLE else f"{form.actor}: {form.label}"  # whose entry
+
+        def done(got: tuple[int, ...]) -> None:
+            self.check(form.line(got), lambda: self.fill_form(form, got), title)
         self.host.push(Numbers(title, fields or form.fields, done, backdrop=self.backdrop))
 
-    def check(self, line: Line, change: Callable[[], None] | None = None) -> None:
+    def check(self, line: Line, change: Callable[[], None] | None = None, question: str = "") -> None:
         """Log a line the player picked; where the game previews it (a fish sum), show that
-        first, to log or go back (to ``change`` the entry). A refusal comes at once."""
+        first, to log or go back (to ``change`` the entry). A refusal comes at once.
+        ``question``: what the check's question row keeps (the entry's title), else the
+        play screen's question."""
         if not self.guarded(lambda: self.session.after([line])):  # kept: logging it applies nothing
             return
         ahead = self.session.game.preview(self.session.state, line)
         if not ahead:
             self.play([line])
             return
-        self.host.push(Preview(line.actor, ahead, lambda: self.play([line]), change))
+        self.host.push(Preview(line.actor, ahead, lambda: self.play([line]), change,
+                               self.header_row, question or self.question(self.session.prompt())))
 
     def pick_squares(self, grid: Grid) -> None:
         ask = self.session.prompt()
@@ -466,10 +439,10 @@ class PlayScreen(Screen):
         if not items:
             return
         item = items[self.cursor]
-        draw.line((0, OPTION_TOP, WIDTH - 1, OPTION_TOP), fill=WHITE)
+        draw.line((0, ANSWER_LINE, WIDTH - 1, ANSWER_LINE), fill=WHITE)
         hint = item.hint or f"{self.cursor + 1}/{len(items)}"
-        label_and_hint(draw, (9, 62), WIDTH - 1, item.label, hint, 12)
-        arrows(draw, 0, OPTION_TOP + 2, HEIGHT - 1, self.cursor > 0, self.cursor < len(items) - 1)
+        label_and_hint(draw, (9, ANSWER_BASELINE), WIDTH - 1, item.label, hint, 12)
+        arrows(draw, 0, ANSWER_LINE + 2, HEIGHT - 1, self.cursor > 0, self.cursor < len(items) - 1)
 
     def question(self, ask: Prompt | None) -> str:
         """The question in words: the prompt's, the companion's move, or who won."""
@@ -489,6 +462,10 @@ class PlayScreen(Screen):
             header(draw, "Game over", corner(summary))
         else:
             header(draw, ask.actor if ask.actor != "table" else "Table", corner(summary))
+
+    def header_row(self, draw: ImageDraw.ImageDraw) -> None:
+        """The top bar as this screen draws it (kept over the check before logging)."""
+        self.top_bar(draw, self.session.summary(), self.session.prompt())
 
     def backdrop(self, draw: ImageDraw.ImageDraw) -> None:
         """What stays in view while an answer is entered under it: the top bar and the

@@ -32,6 +32,7 @@ from companion.ui.draw import (
     text,
     wrap,
 )
+from companion.ui.rows import ANSWER_BASELINE, ANSWER_LINE, QUESTION_BASELINE, fits_banner, question_line, result_banner
 
 #: Draws what stays on screen around a widget that takes only the lower rows.
 Backdrop: TypeAlias = Callable[[ImageDraw.ImageDraw], None]
@@ -128,10 +129,9 @@ class Menu(Screen):
 
 # Numbers entered under a backdrop take the play screen's question and answer rows.
 SHOWN = 4  # numbers side by side; more scroll
-LABELS_BASELINE = 48  # the question's baseline on the play screen: its letters fill page 5
-#: The answer's rows, from the line under the question's (a clear row between): the values
-#: in a box that the glass ends, their ink down to its last row.
-VALUES_TOP = 51
+#: The answer's rows, from the line under the question's: the values in a box that the
+#: glass ends, their ink down to its last row.
+VALUES_TOP = ANSWER_LINE
 VALUE_SIZE = 18  # the largest type whose figures fit under VALUES_TOP with a clear row above
 VALUE_BASELINE = HEIGHT
 LABEL_GAP = 3  # between a label and the value beside it
@@ -251,7 +251,7 @@ class Numbers(Screen):
         shown = list(zip(self.numbers, self.values))[first:first + SHOWN]
         beside = self.question is not None and all(labels_fit(spec, width) for spec, _ in shown)
         if self.message:  # a digit it cannot take, or right at the last number
-            notice(draw, LABELS_BASELINE, self.message)
+            notice(draw, QUESTION_BASELINE, self.message)
         elif beside and self.question is not None:
             self.question(draw)
         else:
@@ -276,7 +276,7 @@ class Numbers(Screen):
         for size, hint in ((11, span), (11, spec.label), (10, spec.label)):
             if length(self.title, size) + 4 + length(hint, 10) <= WIDTH - 4:
                 break
-        label_and_hint(draw, (2, LABELS_BASELINE), WIDTH - 2, self.title, hint, size)
+        label_and_hint(draw, (2, QUESTION_BASELINE), WIDTH - 2, self.title, hint, size)
 
     def on(self, intent: Intent, host: Host) -> None:
         spec = self.numbers[self.at]
@@ -367,38 +367,40 @@ def confirm(title: str, yes: str, run: Callable[[], None], host: Host) -> Menu:
     return Menu(title, [Item("No, go back", host.pop), Item(yes, accept)])
 
 
-PREVIEW_BAR = 49  # the line above the choice, where the play screen has it
-
-
 class Preview(Screen):
     """What an entry will do, to check before it is logged ("... = 1 fish").
 
-    The header keeps whose entry it is; the sentence takes the largest type it fits in
-    (12 px for two lines, the small type for three); under it, "Yes, log it" and "No", as on the
-    play screen. "No" goes back to ``change`` the entry, if given; back (or the long press)
-    goes back as it is.
+    It takes the play screen's own rows, under its top bar (``top`` draws that): the
+    sentence where an entry's result goes, its third line (if any) and otherwise
+    ``question`` in the question's row, and "Yes, log it" and "No" in the answer's. Coming
+    to the check and leaving it then rewrite only what differs. "No" goes back to ``change``
+    the entry, if given; back (or the long press) goes back as it is.
     """
 
     def __init__(self, title: str, body: str, accept: Callable[[], None],
-                 change: Callable[[], None] | None = None) -> None:
+                 change: Callable[[], None] | None, top: Backdrop, question: str) -> None:
         self.title = title
         self.body = body
         self.accept = accept
         self.change = change
+        self.top = top
+        self.question = question
         self.choices = ("Yes, log it", "No, change it" if change else "No, go back")
         self.cursor = 0
 
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
-        header(draw, self.title, "check")
-        size, pitch, lines = 10, 10, wrap(self.body, 10)  # three lines: the small type
-        if len(wrap(self.body, 12)) <= 2:
-            size, pitch, lines = 12, 12, wrap(self.body, 12)
-        for row, line in enumerate(lines[:3]):  # the last clear of the bar under them
-            text(draw, (2, HEADER + 10 + row * pitch), line, size)
-        draw.line((0, PREVIEW_BAR, WIDTH - 1, PREVIEW_BAR), fill=WHITE)
-        label_and_hint(draw, (9, HEIGHT - 3), WIDTH - 1, self.choices[self.cursor],
+        self.top(draw)
+        if fits_banner(self.body):
+            result_banner(draw, self.body)
+            question_line(draw, self.question)
+        else:
+            lines = wrap(self.body, 10)
+            result_banner(draw, "\n".join(lines[:2]))
+            question_line(draw, " ".join(lines[2:]))
+        draw.line((0, ANSWER_LINE, WIDTH - 1, ANSWER_LINE), fill=WHITE)
+        label_and_hint(draw, (9, ANSWER_BASELINE), WIDTH - 1, self.choices[self.cursor],
                        f"{self.cursor + 1}/2", 12)
-        arrows(draw, 0, PREVIEW_BAR + 2, HEIGHT - 1, self.cursor > 0, self.cursor == 0)
+        arrows(draw, 0, ANSWER_LINE + 2, HEIGHT - 1, self.cursor > 0, self.cursor == 0)
 
     def on(self, intent: Intent, host: Host) -> None:
         if intent.kind in ("up", "down"):

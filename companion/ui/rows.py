@@ -1,0 +1,67 @@
+"""The play screen's rows, shared with the widgets that draw in them (number entry, the
+check before logging), so that going from one to another rewrites as little as it can.
+
+The panel's memory is 8 pages of 8 rows, and the changed-pages display path sends only the
+pages (and columns) that change. So each row of words sits where its letters fill one
+page: the question's letters fill page 5, a one-line result's page 3; only descenders reach
+into the page under them.
+"""
+
+from __future__ import annotations
+
+from PIL import ImageDraw
+
+from companion.ui.draw import BLACK, HEADER, HEIGHT, WHITE, WIDTH, length, text, wrap
+
+#: The game's figures under the top bar.
+PANEL = (0, HEADER + 1, WIDTH - 1, HEADER + 20)
+#: An entry's result (or the check before logging it) in a lit box over the panel: the
+#: panel's rows but its first. That row is the last of the top bar's page of memory (rows
+#: 8-15): lit, it cost that whole page, 128 columns, when a box came and again when it
+#: went; dark, it also keeps the box apart from the lit top bar.
+RESULT_BOX = (0, PANEL[1] + 1, WIDTH - 1, PANEL[3])
+#: A one-line result's baseline: its letters fill rows 24-31, page 3, so one result after
+#: another rewrites that page and the descenders only.
+RESULT_BASELINE = PANEL[1] + 17
+#: The question's baseline: its letters fill rows 40-47, page 5.
+QUESTION_BASELINE = 48
+#: The line between the question and the answer, a clear row under the question's
+#: descenders; the answer (or the numbers being entered) under it.
+ANSWER_LINE = 51
+ANSWER_BASELINE = HEIGHT - 2
+
+
+def result_rows(words: str) -> tuple[int, list[str]]:
+    """The type size and lines of a result: one line as large as fits, else small ones
+    (two fit the box)."""
+    for size in (12, 11):
+        if "\n" not in words and length(words, size) <= WIDTH - 4:
+            return size, [words]
+    return 10, wrap(words, 10)
+
+
+def fits_banner(words: str) -> bool:
+    """Whether ``words`` fit the result box whole.
+
+    >>> fits_banner("Ann +3 fish (7)"), fits_banner("a\\nb\\nc")
+    (True, False)
+    """
+    return len(result_rows(words)[1]) <= 2
+
+
+def result_banner(draw: ImageDraw.ImageDraw, words: str) -> None:
+    """Words dark on lit, over the figures panel (the question and the answer under the
+    cursor stay in view): the first two lines of them."""
+    top = RESULT_BOX[1]
+    draw.rectangle(RESULT_BOX, fill=WHITE)
+    size, rows = result_rows(words)
+    # Two small lines: a lit row above the first, two below the second, in the box.
+    baselines = [RESULT_BASELINE] if len(rows) == 1 else [top + 8, top + 17]
+    for baseline, row in zip(baselines, rows):
+        text(draw, (2, baseline), row, size, BLACK)
+
+
+def question_line(draw: ImageDraw.ImageDraw, question: str) -> None:
+    """The question, in smaller type if it is long."""
+    size = 11 if length(question, 11) <= WIDTH - 4 else 10
+    text(draw, (2, QUESTION_BASELINE), question, size)
