@@ -196,17 +196,19 @@ def wrap(words: str, size: int, width: int = WIDTH - 4) -> list[str]:
     return lines
 
 
-def arrows(draw: ImageDraw.ImageDraw, x: int, top: int, bottom: int, up: bool, down: bool) -> None:
-    """Small triangles that say there is more above or below."""
+def arrows(draw: ImageDraw.ImageDraw, x: int, top: int, bottom: int, up: bool, down: bool,
+           size: int = 3) -> None:
+    """Small triangles (``size`` rows under the tip) that say there is more above or below."""
     if up:
-        draw.polygon([(x, top + 3), (x + 3, top), (x + 6, top + 3)], fill=WHITE)
+        draw.polygon([(x, top + size), (x + size, top), (x + 2 * size, top + size)], fill=WHITE)
     if down:
-        draw.polygon([(x, bottom - 3), (x + 3, bottom), (x + 6, bottom - 3)], fill=WHITE)
+        draw.polygon([(x, bottom - size), (x + size, bottom), (x + 2 * size, bottom - size)], fill=WHITE)
 
 
 def label_and_hint(draw: ImageDraw.ImageDraw, xy: tuple[int, int], right: int, label: str,
-                   hint: str, size: int, fill: int = WHITE) -> None:
-    """A choice and, if it fits beside it, its small hint, right-aligned at ``right``.
+                   hint: str, size: int, fill: int = WHITE, hint_baseline: int = 0) -> None:
+    """A choice and, if it fits beside it, its small hint, right-aligned at ``right`` (on
+    the label's baseline, or on ``hint_baseline``).
 
     The label always wins: a hint that would crowd it is left out.
     """
@@ -214,7 +216,7 @@ def label_and_hint(draw: ImageDraw.ImageDraw, xy: tuple[int, int], right: int, l
     label_width = length(label, size)
     hint_width = length(hint, 10) if hint else 0
     if hint and x + label_width + 4 + hint_width <= right:
-        text(draw, (right, baseline), hint, 10, fill, anchor="rs")
+        text(draw, (right, hint_baseline or baseline), hint, 10, fill, anchor="rs")
     text(draw, (x, baseline), label, size, fill, right - x)
 
 

@@ -40,8 +40,10 @@ from companion.ui.reveal import Reveal, plain_picture, shown_lines
 from companion.ui.rows import (
     ANSWER_BASELINE,
     ANSWER_LINE,
+    ARROWS_TOP,
     PANEL,
     QUESTION_BASELINE,
+    RULE,
     fits_banner,
     question_line,
     result_banner,
@@ -191,16 +193,18 @@ class PlayScreen(Screen):
 
     # --- actions, each committed before the screen changes ---
 
-    def changed(self, message: str = "") -> None:
+    def changed(self, message: str = "", told: str = "") -> None:
         """The game changed (here, or from a serial line): new answers; a newly logged
-        entry's result in words replaces ``message`` (which only echoes it)."""
+        entry's result in words replaces ``message`` (which only echoes it). ``told``: the
+        check the players just read and accepted, which says what the entry does; it stays
+        where it is, as the entry's result."""
         self._items = None
         self.cursor = 0
         self.message = message
         played = self.session.played
         if played is not None and played is not self._told:
             self._told = played
-            self.result, self.result_until = result_line(self.session.results()), None
+            self.result, self.result_until = told or result_line(self.session.results()), None
             self.message = ""
         else:  # an undo, a redo: the result of an entry no longer in force must not stay
             self.result = ""
@@ -226,9 +230,9 @@ class PlayScreen(Screen):
             return False
         return True
 
-    def play(self, lines: list[Line]) -> None:
+    def play(self, lines: list[Line], told: str = "") -> None:
         if self.guarded(lambda: self.session.play(lines)):
-            self.changed()
+            self.changed(told=told)
 
     def roll(self, ask: Roll, again: bool = False) -> None:
         """A device roll; ``again``: anew, although an undone roll is offered (audited)."""
@@ -298,7 +302,8 @@ class PlayScreen(Screen):
         if not ahead:
             self.play([line])
             return
-        self.host.push(Preview(line.actor, ahead, lambda: self.play([line]), change,
+        told = ahead if fits_banner(ahead) else ""  # a longer one: the result box holds less
+        self.host.push(Preview(line.actor, ahead, lambda: self.play([line], told), change,
                                self.header_row, question or self.question(self.session.prompt())))
 
     def pick_squares(self, grid: Grid) -> None:
@@ -441,8 +446,8 @@ class PlayScreen(Screen):
         item = items[self.cursor]
         draw.line((0, ANSWER_LINE, WIDTH - 1, ANSWER_LINE), fill=WHITE)
         hint = item.hint or f"{self.cursor + 1}/{len(items)}"
-        label_and_hint(draw, (9, ANSWER_BASELINE), WIDTH - 1, item.label, hint, 12)
-        arrows(draw, 0, ANSWER_LINE + 2, HEIGHT - 1, self.cursor > 0, self.cursor < len(items) - 1)
+        label_and_hint(draw, (9, ANSWER_BASELINE), WIDTH - 1, item.label, hint, 12, hint_baseline=HEIGHT - 1)
+        arrows(draw, 0, ARROWS_TOP, HEIGHT - 1, self.cursor > 0, self.cursor < len(items) - 1, 2)
 
     def question(self, ask: Prompt | None) -> str:
         """The question in words: the prompt's, the companion's move, or who won."""
@@ -457,11 +462,13 @@ class PlayScreen(Screen):
         question_line(draw, self.question(self.session.prompt()))
 
     def top_bar(self, draw: ImageDraw.ImageDraw, summary: Summary, ask: Prompt | None) -> None:
-        """Whose turn (or that the game is over) and the game's corner figure."""
+        """Whose turn (or that the game is over) and the game's corner figure, and the
+        rule under them."""
         if ask is None or not ask.answers:
             header(draw, "Game over", corner(summary))
         else:
             header(draw, ask.actor if ask.actor != "table" else "Table", corner(summary))
+        draw.line((0, RULE, WIDTH - 1, RULE), fill=WHITE)
 
     def header_row(self, draw: ImageDraw.ImageDraw) -> None:
         """The top bar as this screen draws it (kept over the check before logging)."""

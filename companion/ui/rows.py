@@ -13,22 +13,27 @@ from PIL import ImageDraw
 
 from companion.ui.draw import BLACK, HEADER, HEIGHT, WHITE, WIDTH, length, text, wrap
 
-#: The game's figures under the top bar.
-PANEL = (0, HEADER + 1, WIDTH - 1, HEADER + 20)
-#: An entry's result (or the check before logging it) in a lit box over the panel: the
-#: panel's rows but its first. That row is the last of the top bar's page of memory (rows
-#: 8-15): lit, it cost that whole page, 128 columns, when a box came and again when it
-#: went; dark, it also keeps the box apart from the lit top bar.
-RESULT_BOX = (0, PANEL[1] + 1, WIDTH - 1, PANEL[3])
+#: The lit rule under the top bar, always drawn: the last row of the top bar's page of
+#: memory (rows 8-15). A result's box starts on it, so the box coming and going never
+#: rewrites that page, and two small lines of words fit the box with their letters in
+#: pages 2 and 3.
+RULE = HEADER + 1
+#: The game's figures, under the rule.
+PANEL = (0, RULE + 1, WIDTH - 1, RULE + 20)
+#: An entry's result (or the check before logging it) in a lit box over the panel.
+RESULT_BOX = (0, RULE, WIDTH - 1, PANEL[3])
 #: A one-line result's baseline: its letters fill rows 24-31, page 3, so one result after
 #: another rewrites that page and the descenders only.
-RESULT_BASELINE = PANEL[1] + 17
+RESULT_BASELINE = 32
 #: The question's baseline: its letters fill rows 40-47, page 5.
 QUESTION_BASELINE = 48
 #: The line between the question and the answer, a clear row under the question's
 #: descenders; the answer (or the numbers being entered) under it.
 ANSWER_LINE = 51
 ANSWER_BASELINE = HEIGHT - 2
+#: The top of the answer's "more above" arrow: in the last page, with the "more below"
+#: one (small ones, so that a clear row parts them).
+ARROWS_TOP = 56
 
 
 def result_rows(words: str) -> tuple[int, list[str]]:
@@ -55,7 +60,7 @@ def result_banner(draw: ImageDraw.ImageDraw, words: str) -> None:
     top = RESULT_BOX[1]
     draw.rectangle(RESULT_BOX, fill=WHITE)
     size, rows = result_rows(words)
-    # Two small lines: a lit row above the first, two below the second, in the box.
+    # Two small lines: their letters fill pages 2 and 3, a lit row above each.
     baselines = [RESULT_BASELINE] if len(rows) == 1 else [top + 8, top + 17]
     for baseline, row in zip(baselines, rows):
         text(draw, (2, baseline), row, size, BLACK)

@@ -32,7 +32,15 @@ from companion.ui.draw import (
     text,
     wrap,
 )
-from companion.ui.rows import ANSWER_BASELINE, ANSWER_LINE, QUESTION_BASELINE, fits_banner, question_line, result_banner
+from companion.ui.rows import (
+    ANSWER_BASELINE,
+    ANSWER_LINE,
+    ARROWS_TOP,
+    QUESTION_BASELINE,
+    fits_banner,
+    question_line,
+    result_banner,
+)
 
 #: Draws what stays on screen around a widget that takes only the lower rows.
 Backdrop: TypeAlias = Callable[[ImageDraw.ImageDraw], None]
@@ -85,6 +93,7 @@ class Menu(Screen):
         self._items = items
         self.corner = corner
         self.cursor = 0
+        self.first = 0  # the first line in view
 
     @property
     def items(self) -> Sequence[Item]:
@@ -95,7 +104,7 @@ class Menu(Screen):
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
         header(draw, self.title, self.corner)
         items = self.items
-        top = max(0, min(self.cursor - 1, len(items) - ROWS))
+        top = self.in_view(len(items))
         for row, item in enumerate(items[top:top + ROWS]):
             y = HEADER + row * ROW
             chosen = top + row == self.cursor
@@ -108,6 +117,21 @@ class Menu(Screen):
         if self.message:
             draw.rectangle((0, HEIGHT - 13, WIDTH - 1, HEIGHT - 1), fill=WHITE)
             text(draw, (2, HEIGHT - 3), self.message, 11, BLACK)
+
+    def in_view(self, count: int) -> int:
+        """The first line in view: the lines stay where they are while the cursor moves
+        among them, and move on by one when it goes past the first or the last (a press
+        then rewrites the frame's one line, not every line).
+
+        >>> menu = Menu("t", [Item(str(n), lambda: None) for n in range(5)])
+        >>> menu.cursor = 2; menu.in_view(5), menu.in_view(5)
+        (0, 0)
+        >>> menu.cursor = 3; menu.in_view(5)
+        1
+        """
+        first = max(min(self.first, self.cursor), self.cursor - ROWS + 1)
+        self.first = max(0, min(first, count - ROWS))
+        return self.first
 
     def on(self, intent: Intent, host: Host) -> None:
         """Only select chooses and only back leaves; the cursor stops at both ends, so a
@@ -398,9 +422,8 @@ class Preview(Screen):
             result_banner(draw, "\n".join(lines[:2]))
             question_line(draw, " ".join(lines[2:]))
         draw.line((0, ANSWER_LINE, WIDTH - 1, ANSWER_LINE), fill=WHITE)
-        label_and_hint(draw, (9, ANSWER_BASELINE), WIDTH - 1, self.choices[self.cursor],
-                       f"{self.cursor + 1}/2", 12)
-        arrows(draw, 0, ANSWER_LINE + 2, HEIGHT - 1, self.cursor > 0, self.cursor == 0)
+        text(draw, (9, ANSWER_BASELINE), self.choices[self.cursor], 12)  # the arrows say there are two
+        arrows(draw, 0, ARROWS_TOP, HEIGHT - 1, self.cursor > 0, self.cursor == 0, 2)
 
     def on(self, intent: Intent, host: Host) -> None:
         if intent.kind in ("up", "down"):
