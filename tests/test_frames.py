@@ -16,6 +16,7 @@ from companion import bench
 from companion.bench import play_session, session_records
 from companion.config import Config
 from companion.games import game_by_id
+from companion.games.base import Line
 from companion.intents import Intent
 from companion.io.pages import SSD1306_GAP, changed_runs, page_bytes
 from companion.record import Header
@@ -25,7 +26,9 @@ from companion.ui.app import App
 from companion.ui.draw import blank
 from companion.ui.play import PlayScreen
 from companion.ui.rows import PANEL, result_banner
-from companion.ui.widgets import Numbers
+from companion.ui.widgets import Item, Menu, Numbers, Preview
+from tests.games.scenarios import ROUND_2P
+from tests.harness import Host
 
 WIRE_FRAME = 1034  # luma's full SSD1306 frame on the I2C wire
 HANDED_FRAME = 1030  # the same handed to luma's serial interface (its commands and data)
@@ -166,3 +169,50 @@ def test_every_press_of_a_race_leaves_the_glass_as_the_picture(tmp_path: pathlib
     races = [r for r in session_records() if r.header.game.id == "microbot-racers"][:1]
     found = play_session(races, True, tmp_path)
     assert found.skipped == [] and len(found.latency) > 100
+
+
+def test_a_menu_moves_its_cursor_before_its_lines() -> None:
+    """Down within the lines in view moves the frame and nothing else (the pages of the
+    other lines are not sent again); past the last line, the lines move on by one."""
+    menu = Menu("New game", [Item(f"Game {n}", lambda: None) for n in range(6)])
+    host = Host()
+
+    def shown() -> list[bytes]:
+        image = blank()
+        menu.draw(ImageDraw.Draw(image))
+        return page_bytes(image)
+
+    first = shown()
+    menu.on(Intent("down"), host)
+    second = shown()
+    assert menu.in_view(6) == 0
+    assert first[6:] == second[6:]  # the third line's pages: untouched
+    menu.on(Intent("down"), host)
+    menu.on(Intent("down"), host)  # the fourth line: the lines move on by one
+    assert menu.in_view(6) == 1 and menu.cursor == 3
+
+
+def test_an_accepted_check_stays_as_the_entrys_result(tmp_path: pathlib.Path) -> None:
+    """The check's words (a fish sum) say what the entry did: logging it keeps them where
+    they are, as the result, so leaving the check rewrites only the question and the answer."""
+    store = Store(str(tmp_path / "games.sqlite"))
+    game = game_by_id("penguin-panic")
+    assert game is not None
+    session = Session.new(store, Header(game, ("Ann", "Bob")))
+    for text in (*ROUND_2P, "Bob roll 1 2 3"):
+        session.play([Line.parse(text)])
+    app = App(store, Config(), rng=random.Random(1))
+    app.open(session.gid)
+    play = app.top
+    assert isinstance(play, PlayScreen)
+    line = Line.parse("Bob place 1 5 0")
+    play.check(line)
+    check = app.top
+    assert isinstance(check, Preview)
+    checking = app.frame()
+    app.handle(Intent("select"))  # yes, log it
+    assert app.top is play and play.result == check.body
+    logged = app.frame()
+    box = (0, 15, 128, 36)  # the box with the words (the top bar says whose turn it is now)
+    assert checking.crop(box).tobytes() == logged.crop(box).tobytes()
+    store.close()
