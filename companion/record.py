@@ -15,17 +15,17 @@ import codecs
 import io
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import Any, BinaryIO, cast
 
 from companion.exc import RecordError, UnreadableRecord
 from companion.games import GAMES, game_by_id
 from companion.games.base import RESERVED_NAMES, TABLE, Game, IllegalLine, Line, Prompt, Summary
+from companion.games.frozen import valueclass
 
 NAME = re.compile(r"[A-Za-z0-9_-]{1,12}")
 
 
-@dataclass(frozen=True)
+@valueclass
 class Header:
     """Who plays what: the game, the seats, and the options as written."""
 
@@ -217,26 +217,26 @@ def words(content: str) -> list[str]:
     return [w for w in SEPARATORS.split(content) if w]
 
 
-@dataclass
 class Replayer:
     """Feeds record lines one at a time; keeps the header, the state and the actions."""
 
-    header: Header | None = None
-    state: Any = None
-    actions: list[Line] = field(default_factory=list)
-    #: Whether ``actions`` collects the lines: a summary needs only the state, and a long
-    #: record's lines would take many times the file's size in memory.
-    keep_actions: bool = True
-    _acted: bool = False
-    _game: Game[Any] | None = None
-    _options: list[tuple[str, str]] = field(default_factory=list)
-    _last: int = 0
-    #: Who may act, once the state is set up: a line that starts with one is an action.
-    _actors: frozenset[str] = frozenset()
-    #: Action lines already read, by their text: a game repeats a few dozen lines
-    #: ("Ann pick move-2", "table roll 3 2"), and a line is a value, so each text is split
-    #: once. The rules still check every line.
-    _parsed: dict[str, Line] = field(default_factory=dict)
+    def __init__(self, keep_actions: bool = True) -> None:
+        self.header: Header | None = None
+        self.state: Any = None
+        self.actions: list[Line] = []
+        #: Whether ``actions`` collects the lines: a summary needs only the state, and a long
+        #: record's lines would take many times the file's size in memory.
+        self.keep_actions = keep_actions
+        self._acted = False
+        self._game: Game[Any] | None = None
+        self._options: list[tuple[str, str]] = []
+        self._last = 0
+        #: Who may act, once the state is set up: a line that starts with one is an action.
+        self._actors: frozenset[str] = frozenset()
+        #: Action lines already read, by their text: a game repeats a few dozen lines
+        #: ("Ann pick move-2", "table roll 3 2"), and a line is a value, so each text is split
+        #: once. The rules still check every line.
+        self._parsed: dict[str, Line] = {}
 
     def feed(self, number: int, content: str) -> None:
         """Take one physical line (comment already stripped)."""
@@ -339,7 +339,7 @@ class Replayer:
             self._actors = frozenset((*self.header.players, TABLE))
 
 
-@dataclass(frozen=True)
+@valueclass
 class Replayed:
     """A whole record, replayed: its header, its actions and the state they reach."""
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from functools import cache, cached_property
 from pkgutil import resolve_name
 from typing import Any
 
 from companion.games.base import Game
+from companion.games.frozen import valueclass
 
 #: A record game ID: lower-case words joined by hyphens (records.md ``game ID``).
 GAME_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
@@ -34,7 +34,7 @@ WHERE = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 load: Callable[[str], Any] = cache(resolve_name)
 
 
-@dataclass(frozen=True)
+@valueclass
 class Kit:
     """One game: its record ID and where its parts live.
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
 from typing import Any, ClassVar, Generic, TypedDict, TypeVar
@@ -25,12 +24,13 @@ from companion.exc import GameOver as GameOver
 from companion.exc import IllegalLine as IllegalLine
 from companion.exc import NotYourTurn as NotYourTurn
 from companion.exc import UnknownVerb as UnknownVerb
+from companion.games.frozen import valueclass
 
 TABLE = "table"
 RESERVED_NAMES = frozenset({"game", "players", "option", TABLE})
 
 
-@dataclass(frozen=True)
+@valueclass
 class Line:
     """One action line of a game record: ``ACTOR VERB ARGS...``."""
 
@@ -117,7 +117,7 @@ def expect_args(line: Line, count: int, form: str) -> None:
 PLAYER, TABLE_ONLY, EITHER = "player", "table", "either"
 
 
-@dataclass(frozen=True)
+@valueclass
 class Verb:
     """A verb of a game's action lines: the forms its arguments are written in and who writes it.
 
@@ -151,7 +151,7 @@ class Verb:
 # --- Prompts: what the engine needs next, as data the generic widgets can answer ---
 
 
-@dataclass(frozen=True)
+@valueclass
 class Choice:
     """One ready-made answer: a label for the screen and the line it logs."""
 
@@ -160,7 +160,7 @@ class Choice:
     hint: str = ""
 
 
-@dataclass(frozen=True)
+@valueclass
 class Roll:
     """Dice to roll (by the device or at the table) for one line.
 
@@ -195,7 +195,7 @@ class Roll:
         return Line(self.actor, self.verb, self.prefix + words)
 
 
-@dataclass(frozen=True)
+@valueclass
 class Field:
     """One part of a multi-part answer, picked from ``low..high``.
 
@@ -214,7 +214,7 @@ class Field:
         return self.names[value - self.low] if self.names else str(value)
 
 
-@dataclass(frozen=True)
+@valueclass
 class Form:
     """A line built from several numbers, asked one at a time (``place K L G``)."""
 
@@ -230,7 +230,7 @@ class Form:
         return Line(self.actor, self.verb, self.prefix + words)
 
 
-@dataclass(frozen=True)
+@valueclass
 class Grid:
     """Squares picked with a cursor on the board picture: a destination, or a stack and where
     it goes (``steps`` squares make one line).
@@ -309,7 +309,7 @@ class Grid:
 Answer = Choice | Roll | Form | Grid
 
 
-@dataclass(frozen=True)
+@valueclass
 class Prompt:
     """The pending decision: who decides, the question, and the ways to answer it.
 
@@ -332,7 +332,7 @@ class Prompt:
 # --- The game contract ---
 
 
-@dataclass(frozen=True)
+@valueclass
 class Outcome:
     """How a game ended, as python-chess's ``Outcome``: why, and who won.
 
@@ -368,14 +368,14 @@ class Summary(TypedDict):
     next: str | None
 
 
-@dataclass(frozen=True)
+@valueclass
 class OptionSpec:
     """A game option: its default record value and a parser that refuses bad values."""
 
     default: str
     parse: Callable[[str], Any]
     help: str = ""
-    choices: tuple[str, ...] = field(default=())
+    choices: tuple[str, ...] = ()
 
 
 S = TypeVar("S")

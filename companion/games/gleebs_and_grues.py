@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from itertools import permutations
 from typing import Any, ClassVar, TypedDict
@@ -43,7 +42,7 @@ from companion.games.base import (
     UnknownVerb,
     Verb,
 )
-from companion.games.frozen import replace
+from companion.games.frozen import replace, valueclass
 
 SIZE = 4
 SQUARES: tuple[str, ...] = tuple(f"{'abcd'[i % SIZE]}{i // SIZE + 1}" for i in range(SIZE * SIZE))
@@ -337,7 +336,7 @@ def parse_first(value: str) -> str:
     return value
 
 
-@dataclass(frozen=True)
+@valueclass
 class State:
     """A game in progress. Seats are 0 (blue and yellow) and 1 (green and red)."""
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 import heapq
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, ClassVar, TypedDict
@@ -46,7 +45,7 @@ from companion.games.base import (
     Verb,
     number,
 )
-from companion.games.frozen import replace
+from companion.games.frozen import replace, valueclass
 
 SIZE = 6
 TOP = 6  # elevation of a blue square: it takes no more leaves
@@ -159,7 +158,7 @@ def move_costs(elevation: tuple[int, ...], start: Square) -> Mapping[Square, int
     return MappingProxyType(best)
 
 
-@dataclass(frozen=True)
+@valueclass
 class State:
     """A game in progress. Seats are indexes into ``players``; squares are ``(C, R)``."""
 

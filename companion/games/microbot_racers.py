@@ -13,7 +13,6 @@ The track stays on the table; the engine keeps everything that changes tracked s
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, TypedDict
 
@@ -35,13 +34,15 @@ from companion.games.base import (
     expect_args,
     number,
 )
-from companion.games.frozen import replace
+from companion.games.frozen import replace, valueclass
 
 EASY = ("move-1", "move-2", "move-3", "drift-left", "drift-right", "turn-left", "turn-right", "repair")
 HARD = EASY + ("jump-2", "jump-3")
 SIDES = {"easy": EASY, "hard": HARD}
 PICK_ORDER = (0, 1, 1, 0, 0, 1)  # 0 = P1, 1 = P2
 FULL_HEALTH = 6
+#: The kind of each action on the card (:func:`kind`), looked up on every action line.
+KIND = {action: action.partition("-")[0] for action in HARD}
 MOVE_LENGTH = {"move-1": 1, "move-2": 2, "move-3": 3}  # none may be longer than the health
 MOVING = ("move", "drift", "jump")  # kinds of action that travel (and so can hit things)
 DURING = ("hazard", "impact", "lap", "switch")  # lines that belong to the action in progress
@@ -153,7 +154,7 @@ def chance(successes: int) -> str:
     return f"{round(100 * max(0, successes) / 6)}%"
 
 
-@dataclass(frozen=True)
+@valueclass
 class Robot:
     """One robot's tracked state."""
 
@@ -169,7 +170,7 @@ class Robot:
     left: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@valueclass
 class State:
     """A race in progress. Seats are 0 and 1; ``p1`` is a seat."""
 
@@ -206,7 +207,7 @@ def set_robot(robots: tuple[Robot, Robot], seat: int, **changes: Any) -> tuple[R
 
 def can_do(robot: Robot, action: str) -> bool:
     """Whether the robot may carry out this picked action now."""
-    how = kind(action)
+    how = KIND.get(action) or kind(action)
     if how == "jump":
         return robot.last == "move"
     if how == "drift":
@@ -216,10 +217,9 @@ def can_do(robot: Robot, action: str) -> bool:
 
 def stuck(robot: Robot) -> bool:
     """Whether the robot has picks left and can carry out none of them now."""
-    for action in robot.left:
-        if can_do(robot, action):
-            return False
-    return bool(robot.left)
+    if not robot.left:  # most often, after each action: nothing to look at
+        return False
+    return not any(can_do(robot, action) for action in robot.left)
 
 
 class MicrobotRacers(Game[State]):
@@ -320,6 +320,7 @@ class MicrobotRacers(Game[State]):
         return state.players
 
     def play(self, state: State, line: Line) -> State:
+        verb = line.verb
         seat = -1 if line.actor == TABLE else state.players.index(line.actor)
         if state.check:
             roller = self._roller(state)
@@ -329,13 +330,13 @@ class MicrobotRacers(Game[State]):
             if line.verb != "roll" or seat != roller:
                 raise CheckPending(f"{who} must roll for the {state.check} first")
             return self._settle(self._roll_check(state, line))
-        if line.verb in DURING and state.acting is not None:
+        if verb in DURING:
+            if state.acting is None:
+                raise NotActing("no robot is carrying out an action")
             return self._settle(self._during_action(state, seat, line))
-        if state.phase == "done" and line.verb in ("roll", "first"):
+        if state.phase == "done" and verb in ("roll", "first"):
             state = self._new_turn(state)
-        if line.verb in DURING:
-            raise NotActing("no robot is carrying out an action")
-        return self._settle(getattr(self, HANDLERS[line.verb])(state, seat, line))
+        return self._settle(getattr(self, HANDLERS[verb])(state, seat, line))
 
     def prompt(self, state: State) -> Prompt | None:
         if state.phase == "over":
@@ -404,15 +405,6 @@ class MicrobotRacers(Game[State]):
         assert state.p1 is not None
         return state.p1 if order == 0 else 1 - state.p1
 
-    @staticmethod
-    def _taken(state: State, action: str) -> bool:
-        """Whether ``action``'s space holds a marker this turn."""
-        return any(picked == action for _, picked in state.picks)
-
-    @staticmethod
-    def _fast_enough(robot: Robot, action: str) -> bool:
-        return MOVE_LENGTH.get(action, 0) <= robot.health
-
     def _may_claim(self, state: State, seat: int) -> bool:
         if not state.robots[seat].privilege:
             return False
@@ -452,10 +444,10 @@ class MicrobotRacers(Game[State]):
         apply raises it, and the pick prompt offers the actions it lets through."""
         if action not in SIDES[state.side]:
             return BadArguments(f"{action!r} is not on the {state.side} side of the action card")
-        if self._taken(state, action):
+        if (0, action) in state.picks or (1, action) in state.picks:  # either seat's marker
             return SpaceTaken(f"{action} already holds a marker this turn")
         robot = state.robots[seat]
-        if not self._fast_enough(robot, action):
+        if MOVE_LENGTH.get(action, 0) > robot.health:
             return TooFast(f"{action} is longer than {state.players[seat]}'s health of {robot.health}")
         return None
 
