@@ -80,6 +80,8 @@ MAX_RECORD_BYTES = 16 * 1024 * 1024
 #: The longest line, comment not counted, that replay takes. Legal lines are short, but
 #: leading zeros may make a number long (a 4,301-character 3 is legal).
 MAX_LINE_BYTES = 64 * 1024
+#: Characters a line may have and be within :data:`MAX_LINE_BYTES` whatever they are.
+SHORT = MAX_LINE_BYTES // 4
 #: How much of the stream is read at once; the whole lines of each read are decoded and
 #: split together, and only the start of an unfinished line is carried to the next read.
 CHUNK = 64 * 1024
@@ -126,15 +128,15 @@ class RecordReader:
                         text = text.removeprefix("\ufeff")
                     pieces = text.split("\n")
                     pieces.pop()  # after the last LF
-                    for piece in pieces:
-                        number += 1
-                        comment = piece.find("#")
-                        content = (piece[:comment] if comment >= 0
-                                   else piece.removesuffix("\r"))  # CR-LF
-                        # Characters are 1-4 bytes: only a long line needs its bytes counted.
-                        long = (len(content) > MAX_LINE_BYTES // 4
-                                and len(content.encode()) > MAX_LINE_BYTES)
-                        yield number, None if long else content
+                    if "#" not in text and "\r" not in text and max(map(len, pieces)) <= SHORT:
+                        # No comment, no CR and no long line in this read (the usual case):
+                        # each piece is a line's words as it is.
+                        yield from zip(range(number + 1, number + 1 + len(pieces)), pieces)
+                        number += len(pieces)
+                    else:
+                        for piece in pieces:
+                            number += 1
+                            yield number, self._words(piece)
                 bom = len(codecs.BOM_UTF8) if number == 0 and tail.startswith(codecs.BOM_UTF8) else 0
                 if len(tail) <= MAX_LINE_BYTES + 1 + bom:
                     break
@@ -144,6 +146,16 @@ class RecordReader:
         if tail:
             number += 1
             yield number, self._content(number, tail, self.taken - len(tail), ended=False)
+
+    @staticmethod
+    def _words(piece: str) -> str | None:
+        """A line's words before its comment (``piece``, without its LF); None when they are
+        longer than :data:`MAX_LINE_BYTES`."""
+        comment = piece.find("#")
+        content = piece[:comment] if comment >= 0 else piece.removesuffix("\r")  # CR-LF
+        # Characters are 1-4 bytes: only a long line needs its bytes counted.
+        long = len(content) > SHORT and len(content.encode()) > MAX_LINE_BYTES
+        return None if long else content
 
     def _content(self, number: int, raw: bytes, start: int, ended: bool = True) -> str | None:
         """A whole line's words before its comment (``raw`` without its LF), checked as UTF-8
@@ -260,6 +272,29 @@ class Replayer:
         except IllegalLine as err:
             raise RecordError(number, str(err)) from None
 
+    def feed_all(self, lines: Iterable[tuple[int, str | None]]) -> None:
+        """Take every line of a :class:`RecordReader`: :meth:`feed`, or :meth:`refuse_long`
+        for a line too long to read.
+
+        A line read before goes straight to the rules: it is an action (only those are kept
+        split), and its actor and verb are checked again by them. That is most lines of a
+        record, and what a replay costs.
+        """
+        parsed = self._parsed
+        for number, content in lines:
+            line = parsed.get(content) if content is not None else None
+            if line is None:
+                if content is None:
+                    self.refuse_long(number)
+                else:
+                    self.feed(number, content)
+                continue
+            self._last = number
+            try:
+                self._act(line)
+            except IllegalLine as err:
+                raise RecordError(number, str(err)) from None
+
     def refuse_long(self, number: int) -> None:
         """A line too long to read (:data:`MAX_LINE_BYTES`): not a record, or an illegal line."""
         self._last = number
@@ -361,11 +396,7 @@ def replay_stream(stream: BinaryIO, most: int | None = MAX_RECORD_BYTES,
     replayer = Replayer(keep_actions=keep_actions)
     lines = reader.lines()
     try:
-        for number, content in lines:
-            if content is None:
-                replayer.refuse_long(number)
-            else:
-                replayer.feed(number, content)
+        replayer.feed_all(lines)
     except RecordError:
         for _ in lines:  # the rest is read too: it must still be UTF-8 and within the cap
             pass
