@@ -217,9 +217,10 @@ def can_do(robot: Robot, action: str) -> bool:
 
 def stuck(robot: Robot) -> bool:
     """Whether the robot has picks left and can carry out none of them now."""
-    if not robot.left:  # most often, after each action: nothing to look at
-        return False
-    return not any(can_do(robot, action) for action in robot.left)
+    for action in robot.left:
+        if can_do(robot, action):
+            return False
+    return bool(robot.left)
 
 
 class MicrobotRacers(Game[State]):
