@@ -524,7 +524,7 @@ class MicrobotRacers(Game[State]):
         refusal = self._do_refusal(robot, state.players[seat], action)
         if refusal is not None:
             raise refusal
-        how = kind(action)
+        how = KIND.get(action) or kind(action)
         left = list(robot.left)
         left.remove(action)
         changes: dict[str, Any] = {"left": tuple(left), "last": how}
@@ -534,10 +534,12 @@ class MicrobotRacers(Game[State]):
             changes["may_drift"] = False
         elif action == "repair":
             changes["health"] = FULL_HEALTH if pit else min(FULL_HEALTH, robot.health + 1)
-        state = replace(state, robots=set_robot(state.robots, seat, **changes), acting=seat,
-                        action=action, halted=False, lapped=False, switch="", to_act=1 - seat,
-                        check="jump" if how == "jump" else "")
-        return state
+        robots, to_act, phase = set_robot(state.robots, seat, **changes), 1 - seat, "do"
+        if how != "jump":  # (a jump's roll comes first) who acts next, in the same copy
+            robots, to_act, phase = self._next_action(robots, to_act)
+        return replace(state, robots=robots, acting=seat, action=action, halted=False,
+                       lapped=False, switch="", to_act=to_act, phase=phase,
+                       check="jump" if how == "jump" else "")
 
     def _roll_check(self, state: State, line: Line) -> State:
         expect_args(line, 1, "F")
@@ -608,19 +610,29 @@ class MicrobotRacers(Game[State]):
         if robots[0].laps >= state.laps or robots[1].laps >= state.laps:
             return replace(state, phase="over", winner=0 if robots[0].laps >= state.laps else 1,
                            check="")
-        if state.phase == "pick" and len(state.picks) == len(PICK_ORDER):
+        to_act = state.to_act
+        if state.phase == "pick":
+            if len(state.picks) < len(PICK_ORDER):
+                return state
             assert state.p1 is not None
-            state = replace(state, phase="do", to_act=1 - state.p1)
-        if state.phase != "do" or state.check:
+            to_act = 1 - state.p1  # the six picks are made: P2 acts first
+        elif state.phase != "do" or state.check:
             return state
+        robots, to_act, phase = self._next_action(robots, to_act)
+        if robots is state.robots and to_act == state.to_act and phase == state.phase:
+            return state
+        return replace(state, robots=robots, to_act=to_act, phase=phase)
+
+    @staticmethod
+    def _next_action(robots: tuple[Robot, Robot], to_act: int) -> tuple[tuple[Robot, Robot], int, str]:
+        """Who acts next in the do phase, ``to_act`` if it can: picks that can no longer be
+        carried out are lost, a robot with no picks left is passed over, and with none left
+        the turn is ``done``. The robots (changed only by lost picks), the seat and the phase."""
         if stuck(robots[0]) or stuck(robots[1]):
             first, second = (replace(robot, left=()) if stuck(robot) else robot for robot in robots)
             robots = (first, second)
-        to_act = state.to_act
         if not robots[to_act].left:
             if not robots[1 - to_act].left:
-                return replace(state, robots=robots, phase="done")
+                return robots, to_act, "done"
             to_act = 1 - to_act
-        if robots is state.robots and to_act == state.to_act:
-            return state
-        return replace(state, robots=robots, to_act=to_act)
+        return robots, to_act, "do"
