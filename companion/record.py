@@ -280,7 +280,7 @@ class Replayer:
         split), and its actor and verb are checked again by them. That is most lines of a
         record, and what a replay costs.
         """
-        parsed = self._parsed
+        parsed, keep = self._parsed, self.keep_actions
         for number, content in lines:
             line = parsed.get(content) if content is not None else None
             if line is None:
@@ -290,10 +290,14 @@ class Replayer:
                     self.feed(number, content)
                 continue
             self._last = number
-            try:
-                self._act(line)
+            game = self._game
+            assert game is not None  # only an action line is kept split: the game is known
+            try:  # what _act does, without a call a line
+                self.state = game.apply(self.state, line)
             except IllegalLine as err:
                 raise RecordError(number, str(err)) from None
+            if keep:
+                self.actions.append(line)
 
     def refuse_long(self, number: int) -> None:
         """A line too long to read (:data:`MAX_LINE_BYTES`): not a record, or an illegal line."""
