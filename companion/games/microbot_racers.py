@@ -12,7 +12,7 @@ The track stays on the table; the engine keeps everything that changes tracked s
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from typing import Any, ClassVar, TypedDict
 
@@ -43,6 +43,8 @@ PICK_ORDER = (0, 1, 1, 0, 0, 1)  # 0 = P1, 1 = P2
 FULL_HEALTH = 6
 #: The kind of each action on the card (:func:`kind`), looked up on every action line.
 KIND = {action: action.partition("-")[0] for action in HARD}
+#: The actions that only some earlier action allows (jumps and drifts, :func:`can_do`).
+AFTER = frozenset(action for action in HARD if KIND[action] in ("jump", "drift"))
 MOVE_LENGTH = {"move-1": 1, "move-2": 2, "move-3": 3}  # none may be longer than the health
 MOVING = ("move", "drift", "jump")  # kinds of action that travel (and so can hit things)
 DURING = ("hazard", "impact", "lap", "switch")  # lines that belong to the action in progress
@@ -218,7 +220,7 @@ def can_do(robot: Robot, action: str) -> bool:
 def stuck(robot: Robot) -> bool:
     """Whether the robot has picks left and can carry out none of them now."""
     for action in robot.left:
-        if can_do(robot, action):
+        if action not in AFTER or can_do(robot, action):
             return False
     return bool(robot.left)
 
@@ -337,7 +339,8 @@ class MicrobotRacers(Game[State]):
             return self._settle(self._during_action(state, seat, line))
         if state.phase == "done" and verb in ("roll", "first"):
             state = self._new_turn(state)
-        return self._settle(getattr(self, HANDLERS[verb])(state, seat, line))
+        handler: Callable[[State, int, Line], State] = getattr(self, HANDLERS[verb])
+        return handler(state, seat, line)  # each settles what it must
 
     def prompt(self, state: State) -> Prompt | None:
         if state.phase == "over":
@@ -465,6 +468,9 @@ class MicrobotRacers(Game[State]):
         return DriftTooSoon(f"{name} must move forward between two drifts")
 
     # --- line handlers: each returns the new state, or raises ---
+    # A pick may finish the picks and a roll or an action's line may end the race or the
+    # action, so those states go through _settle. A first-player roll or claim does none of
+    # that, and a do works out who acts next itself (and cannot end the race).
 
     def _new_turn(self, state: State) -> State:
         return replace(state, turn=state.turn + 1, phase="first", p1=None, rolled=False,
@@ -501,14 +507,14 @@ class MicrobotRacers(Game[State]):
         if seat != picker:
             raise NotYourTurn(f"it is {state.players[picker]}'s pick")
         if line.verb == "pass":
-            return replace(state, picks=state.picks + ((seat, "pass"),))
+            return self._settle(replace(state, picks=state.picks + ((seat, "pass"),)))
         action = line.args[0]
         refusal = self._pick_refusal(state, seat, action)
         if refusal is not None:
             raise refusal
         robot = state.robots[seat]
         robots = set_robot(state.robots, seat, left=robot.left + (action,))
-        return replace(state, picks=state.picks + ((seat, action),), robots=robots)
+        return self._settle(replace(state, picks=state.picks + ((seat, action),), robots=robots))
 
     def _do(self, state: State, seat: int, line: Line) -> State:
         if state.phase != "do":
