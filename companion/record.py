@@ -289,12 +289,12 @@ class Replayer:
                 else:
                     self.feed(number, content)
                 continue
-            self._last = number
             game = self._game
             assert game is not None  # only an action line is kept split: the game is known
-            try:  # what _act does, without a call a line
+            try:  # what feed and _act do, without two calls a line
                 self.state = game.apply(self.state, line)
             except IllegalLine as err:
+                self._last = number
                 raise RecordError(number, str(err)) from None
             if keep:
                 self.actions.append(line)

@@ -468,7 +468,7 @@ class MicrobotRacers(Game[State]):
         return DriftTooSoon(f"{name} must move forward between two drifts")
 
     # --- line handlers: each returns the new state, or raises ---
-    # A pick may finish the picks and a roll or an action's line may end the race or the
+    # The last pick ends the picks and a roll or an action's line may end the race or the
     # action, so those states go through _settle. A first-player roll or claim does none of
     # that, and a do works out who acts next itself (and cannot end the race).
 
@@ -507,14 +507,16 @@ class MicrobotRacers(Game[State]):
         if seat != picker:
             raise NotYourTurn(f"it is {state.players[picker]}'s pick")
         if line.verb == "pass":
-            return self._settle(replace(state, picks=state.picks + ((seat, "pass"),)))
-        action = line.args[0]
-        refusal = self._pick_refusal(state, seat, action)
-        if refusal is not None:
-            raise refusal
-        robot = state.robots[seat]
-        robots = set_robot(state.robots, seat, left=robot.left + (action,))
-        return self._settle(replace(state, picks=state.picks + ((seat, action),), robots=robots))
+            state = replace(state, picks=state.picks + ((seat, "pass"),))
+        else:
+            action = line.args[0]
+            refusal = self._pick_refusal(state, seat, action)
+            if refusal is not None:
+                raise refusal
+            robot = state.robots[seat]
+            robots = set_robot(state.robots, seat, left=robot.left + (action,))
+            state = replace(state, picks=state.picks + ((seat, action),), robots=robots)
+        return self._settle(state) if len(state.picks) == len(PICK_ORDER) else state
 
     def _do(self, state: State, seat: int, line: Line) -> State:
         if state.phase != "do":
