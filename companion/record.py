@@ -80,8 +80,6 @@ MAX_RECORD_BYTES = 16 * 1024 * 1024
 #: The longest line, comment not counted, that replay takes. Legal lines are short, but
 #: leading zeros may make a number long (a 4,301-character 3 is legal).
 MAX_LINE_BYTES = 64 * 1024
-#: Characters a line may have and be within :data:`MAX_LINE_BYTES` whatever they are.
-SHORT = MAX_LINE_BYTES // 4
 #: How much of the stream is read at once; the whole lines of each read are decoded and
 #: split together, and only the start of an unfinished line is carried to the next read.
 CHUNK = 64 * 1024
@@ -128,7 +126,7 @@ class RecordReader:
                         text = text.removeprefix("\ufeff")
                     pieces = text.split("\n")
                     pieces.pop()  # after the last LF
-                    if "#" not in text and "\r" not in text and max(map(len, pieces)) <= SHORT:
+                    if "#" not in text and "\r" not in text and max(map(len, pieces)) <= MAX_LINE_BYTES // 4:
                         # No comment, no CR and no long line in this read (the usual case):
                         # each piece is a line's words as it is.
                         yield from zip(range(number + 1, number + 1 + len(pieces)), pieces)
@@ -154,7 +152,7 @@ class RecordReader:
         comment = piece.find("#")
         content = piece[:comment] if comment >= 0 else piece.removesuffix("\r")  # CR-LF
         # Characters are 1-4 bytes: only a long line needs its bytes counted.
-        long = len(content) > SHORT and len(content.encode()) > MAX_LINE_BYTES
+        long = len(content) > MAX_LINE_BYTES // 4 and len(content.encode()) > MAX_LINE_BYTES
         return None if long else content
 
     def _content(self, number: int, raw: bytes, start: int, ended: bool = True) -> str | None:
