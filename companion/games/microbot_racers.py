@@ -201,9 +201,8 @@ class State:
     winner: int | None = None  # seat; None with phase over is a draw
 
 
-def set_robot(robots: tuple[Robot, Robot], seat: int, **changes: Any) -> tuple[Robot, Robot]:
-    """The pair with one robot changed."""
-    robot = replace(robots[seat], **changes)
+def set_robot(robots: tuple[Robot, Robot], seat: int, robot: Robot) -> tuple[Robot, Robot]:
+    """The pair with ``seat``'s robot replaced by ``robot``."""
     return (robot, robots[1]) if seat == 0 else (robots[0], robot)
 
 
@@ -495,7 +494,7 @@ class MicrobotRacers(Game[State]):
             raise PrivilegeSpent(f"{name} has already used the take-P1 privilege")
         if not self._may_claim(state, seat):
             raise PrivilegeSpent("the privilege is only for the start of a turn, before any roll or pick")
-        robots = set_robot(state.robots, seat, privilege=False)
+        robots = set_robot(state.robots, seat, replace(state.robots[seat], privilege=False))
         if state.claims:
             return replace(state, robots=robots, claims=state.claims + (seat,), p1=None, phase="first")
         return replace(state, robots=robots, claims=(seat,), p1=seat, phase="pick")
@@ -514,7 +513,7 @@ class MicrobotRacers(Game[State]):
             if refusal is not None:
                 raise refusal
             robot = state.robots[seat]
-            robots = set_robot(state.robots, seat, left=robot.left + (action,))
+            robots = set_robot(state.robots, seat, replace(robot, left=robot.left + (action,)))
             state = replace(state, picks=state.picks + ((seat, action),), robots=robots)
         return self._settle(state) if len(state.picks) == len(PICK_ORDER) else state
 
@@ -542,7 +541,8 @@ class MicrobotRacers(Game[State]):
             changes["may_drift"] = False
         elif action == "repair":
             changes["health"] = FULL_HEALTH if pit else min(FULL_HEALTH, robot.health + 1)
-        robots, to_act, phase = set_robot(state.robots, seat, **changes), 1 - seat, "do"
+        robots = set_robot(state.robots, seat, replace(robot, **changes))
+        to_act, phase = 1 - seat, "do"
         if how != "jump":  # (a jump's roll comes first) who acts next, in the same copy
             robots, to_act, phase = self._next_action(robots, to_act)
         return replace(state, robots=robots, acting=seat, action=action, halted=False,
@@ -556,13 +556,13 @@ class MicrobotRacers(Game[State]):
         robot = state.robots[seat]
         if face < self._needed(robot.health, state.check):
             if state.check == "jump":
-                robots = set_robot(state.robots, seat, may_drift=True)
+                robots = set_robot(state.robots, seat, replace(robot, may_drift=True))
                 return replace(state, robots=robots, check="")
             return replace(state, check="")
-        robots = set_robot(state.robots, seat, health=robot.health - 1)
-        if state.check == "jump":
-            robots = set_robot(robots, seat, left=())
+        if state.check == "jump":  # a missed jump also loses the robot's other actions
+            robots = set_robot(state.robots, seat, replace(robot, health=robot.health - 1, left=()))
             return replace(state, robots=robots, check="", acting=None, action="")
+        robots = set_robot(state.robots, seat, replace(robot, health=robot.health - 1))
         return replace(state, robots=robots, check="")
 
     def _during_action(self, state: State, seat: int, line: Line) -> State:
@@ -584,15 +584,18 @@ class MicrobotRacers(Game[State]):
             if state.lapped:
                 raise IllegalLine(f"{name} already logged a lap in this action")
             laps = state.robots[seat].laps + 1
-            return replace(state, robots=set_robot(state.robots, seat, laps=laps), lapped=True)
+            robot = replace(state.robots[seat], laps=laps)
+            return replace(state, robots=set_robot(state.robots, seat, robot), lapped=True)
         if line.verb == "hazard":
             return replace(state, check="hazard")
         what = line.args[0]
         if what not in ("block", "robot"):
             raise BadArguments("an impact is with a 'block' or the other 'robot'")
-        robots = set_robot(state.robots, seat, health=state.robots[seat].health - 1, left=())
+        robot = state.robots[seat]
+        robots = set_robot(state.robots, seat, replace(robot, health=robot.health - 1, left=()))
         if what == "robot":
-            robots = set_robot(robots, 1 - seat, health=robots[1 - seat].health - 1)
+            other = robots[1 - seat]
+            robots = set_robot(robots, 1 - seat, replace(other, health=other.health - 1))
         return replace(state, robots=robots, halted=True)
 
     def _puddle(self, state: State, seat: int, line: Line) -> State:
