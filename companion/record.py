@@ -294,6 +294,7 @@ class Replayer:
             except IllegalLine as err:
                 self._last = number
                 raise RecordError(number, str(err)) from None
+            self._acted = True
             if keep:
                 self.actions.append(line)
 
