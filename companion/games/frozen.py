@@ -1,13 +1,13 @@
 """Frozen value classes for the rules engines, and a quick :func:`replace` for them.
 
-**Value classes.** ``@valueclass`` makes a class of frozen values as ``@dataclass(frozen=True)``
-does: the same ``__init__`` (fields in order, defaults), ``==``, ``hash``, ``repr`` and
-refusal to assign, and type checkers read it as a frozen dataclass. It exists for start-up:
-every ``companion replay`` and every start of the box loads the shared types and an engine,
-and there ``dataclasses`` cost more than the rules themselves. Importing it pulls in
-``inspect`` (``ast``, ``dis``, ``tokenize``: about 10 ms here), and it compiles five methods
-for each class (about 1 ms a class). ``@valueclass`` compiles only ``__init__`` and shares the rest.
-On a Pi every millisecond is about ten.
+**Value classes.** ``@valueclass`` makes a class of frozen values as
+``@dataclass(frozen=True)`` does: the same ``__init__`` (fields in order, defaults), ``==``,
+``hash``, ``repr`` and refusal to assign, and type checkers read it as a frozen dataclass.
+It exists for start-up: every ``companion replay`` and every start of the box loads the
+shared types and an engine, and there ``dataclasses`` cost more than the rules themselves.
+Importing it pulls in ``inspect`` (``ast``, ``dis``, ``tokenize``: about 10 ms here), and it
+compiles five methods for each class (about 1 ms a class). ``@valueclass`` compiles only
+``__init__`` and shares the rest. On a Pi every millisecond is about ten.
 
 **Copies.** Every record line makes a new state value from the last, so the cost of that copy
 is the cost of a replay. ``dataclasses.replace`` calls the class's ``__init__`` and sets
