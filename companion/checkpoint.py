@@ -6,9 +6,10 @@ uses it only when the digest still matches the record and the code that wrote it
 that reads it (:func:`engine_tag`). Anything else (a record changed by undo or salvage, a
 different version, a damaged value) is dropped, and the session replays the record instead.
 
-Engine states are frozen dataclasses of tuples, numbers, strings and ``None``; the encoding is
-JSON with the other kinds tagged, and reading it back builds only dataclasses and enums that
-the engine's own module names (no pickle: nothing read from a file picks what code runs).
+Engine states are frozen value classes (or dataclasses) of tuples, numbers, strings and
+``None``; the encoding is JSON with the other kinds tagged, and reading it back builds only
+value classes, dataclasses and enums that the engine's own module names (no pickle: nothing
+read from a file picks what code runs).
 
 >>> from companion.games import GAMES
 >>> from companion.games.base import Line
@@ -109,7 +110,7 @@ def _kinds(game: Game[Any]) -> dict[str, type]:
 
 
 def _is_value_class(cls: type) -> bool:
-    """A class of the engines' frozen values (:func:`companion.games.frozen.valueclass`), or a
+    """A class of the engines' frozen values (:func:`companion.games.base.valueclass`), or a
     dataclass (a game written elsewhere may use those)."""
     return hasattr(cls, "__value_fields__") or dataclasses.is_dataclass(cls)
 

@@ -19,8 +19,7 @@ from typing import Any, BinaryIO, cast
 
 from companion.exc import RecordError, UnreadableRecord
 from companion.games import GAMES, game_by_id
-from companion.games.base import RESERVED_NAMES, TABLE, Game, IllegalLine, Line, Prompt, Summary
-from companion.games.frozen import valueclass
+from companion.games.base import RESERVED_NAMES, TABLE, Game, IllegalLine, Line, Prompt, Summary, valueclass
 
 NAME = re.compile(r"[A-Za-z0-9_-]{1,12}")
 

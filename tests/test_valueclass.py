@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from companion.games import GAMES, KITS, Kit
-from companion.games.base import Line, Prompt
-from companion.games.frozen import replace, valueclass
+from companion.games.base import Line, Prompt, valueclass
+from companion.games.frozen import replace
 from tests.playout import players_for, playout
 
 

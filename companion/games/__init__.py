@@ -22,8 +22,7 @@ from functools import cache, cached_property
 from importlib import import_module
 from typing import Any
 
-from companion.games.base import Game
-from companion.games.frozen import valueclass
+from companion.games.base import Game, valueclass
 
 #: A record game ID: lower-case words joined by hyphens (records.md ``game ID``).
 GAME_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")

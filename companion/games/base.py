@@ -16,7 +16,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from functools import cached_property
-from typing import Any, ClassVar, Generic, TypedDict, TypeVar
+from operator import attrgetter
+from typing import Any, ClassVar, Generic, TypedDict, TypeVar, dataclass_transform
 
 # The rules' errors live with every other error; engines import them from here.
 from companion.exc import BadArguments as BadArguments
@@ -24,10 +25,109 @@ from companion.exc import GameOver as GameOver
 from companion.exc import IllegalLine as IllegalLine
 from companion.exc import NotYourTurn as NotYourTurn
 from companion.exc import UnknownVerb as UnknownVerb
-from companion.games.frozen import valueclass
 
 TABLE = "table"
 RESERVED_NAMES = frozenset({"game", "players", "option", TABLE})
+
+
+# --- Value classes: the frozen values below, and every engine's state ---
+
+
+T = TypeVar("T")
+
+
+@dataclass_transform(frozen_default=True)
+def valueclass(cls: type[T]) -> type[T]:
+    """Make ``cls`` a frozen value class from its annotated fields (``ClassVar`` left out),
+    as ``@dataclass(frozen=True)`` does: the same ``__init__`` (fields in order, defaults),
+    ``==``, ``hash``, ``repr`` and refusal to assign; type checkers read it as a frozen
+    dataclass, and :func:`companion.games.frozen.replace` copies it.
+
+    Why not dataclasses: every ``companion replay`` and every start of the box loads these
+    types and an engine, and there ``dataclasses`` cost more than the rules themselves.
+    Importing it pulls in ``inspect`` (``ast``, ``dis``, ``tokenize``: about 10 ms on a PC),
+    and it compiles five methods for each class (about 1 ms a class). This compiles only
+    ``__init__`` and shares the rest. On a Pi every millisecond is about ten.
+
+    A class may define ``__post_init__``, which ``__init__`` calls last, and properties and
+    cached properties of its own; fields are read from the class and its value bases.
+
+    >>> @valueclass
+    ... class Point:
+    ...     x: int
+    ...     y: int = 0
+    >>> Point(1, 2), Point(1) == Point(1, 0), Point(y=3, x=1)
+    (Point(x=1, y=2), True, Point(x=1, y=3))
+    >>> Point(1).x = 2
+    Traceback (most recent call last):
+    ...
+    AttributeError: cannot assign to field 'x'
+    """
+    own = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 (inspect is what this avoids)
+    names = tuple(getattr(cls, "__value_fields__", ())) + tuple(
+        name for name, kind in own.items() if "ClassVar" not in str(kind))
+    defaults = {name: getattr(cls, name) for name in names if hasattr(cls, name)}
+    params, seen_default = [], False
+    for name in names:
+        if name in defaults:
+            params.append(f"{name}=_defaults[{name!r}]")
+            seen_default = True
+        elif seen_default:
+            raise TypeError(f"{cls.__name__}: field {name!r} without a default follows one with")
+        else:
+            params.append(name)
+    body = f"_set(self, '__dict__', {{{', '.join(f'{n!r}: {n}' for n in names)}}})"
+    if hasattr(cls, "__post_init__"):
+        body += "\n    self.__post_init__()"
+    namespace = {"_set": object.__setattr__, "_defaults": defaults}
+    exec(f"def __init__(self, {', '.join(params)}) -> None:\n    {body}\n", namespace)
+    key = _key(names)
+    own_methods: dict[str, Any] = {"__init__": namespace["__init__"], "__eq__": _eq(key),
+                                   "__hash__": _hash(key), "__repr__": _repr(names)}
+    for name, method in own_methods.items():
+        method.__qualname__ = f"{cls.__qualname__}.{name}"
+    attributes = {**own_methods, "__setattr__": _refuse_set, "__delattr__": _refuse_delete,
+                  "__value_fields__": names, "__match_args__": names}
+    for name, attribute in attributes.items():
+        setattr(cls, name, attribute)
+    return cls
+
+
+def _key(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The fields of a value as a tuple, in order: what ``==`` and ``hash`` compare, as a
+    dataclass's do."""
+    if len(names) > 1:
+        return attrgetter(*names)
+    return lambda self: tuple(getattr(self, name) for name in names)
+
+
+def _eq(key: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any, object], Any]:
+    def __eq__(self: Any, other: object) -> Any:
+        if other.__class__ is self.__class__:
+            return key(self) == key(other)
+        return NotImplemented
+    return __eq__
+
+
+def _hash(key: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
+    def __hash__(self: Any) -> int:
+        return hash(key(self))
+    return __hash__
+
+
+def _repr(names: tuple[str, ...]) -> Callable[[Any], str]:
+    def __repr__(self: Any) -> str:
+        fields = self.__dict__
+        return f"{type(self).__qualname__}({', '.join(f'{n}={fields[n]!r}' for n in names)})"
+    return __repr__
+
+
+def _refuse_set(self: Any, name: str, _: Any) -> None:
+    raise AttributeError(f"cannot assign to field {name!r}")
+
+
+def _refuse_delete(self: Any, name: str) -> None:
+    raise AttributeError(f"cannot delete field {name!r}")
 
 
 @valueclass

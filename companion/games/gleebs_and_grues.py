@@ -41,8 +41,9 @@ from companion.games.base import (
     Summary,
     UnknownVerb,
     Verb,
+    valueclass,
 )
-from companion.games.frozen import replace, valueclass
+from companion.games.frozen import replace
 
 SIZE = 4
 SQUARES: tuple[str, ...] = tuple(f"{'abcd'[i % SIZE]}{i // SIZE + 1}" for i in range(SIZE * SIZE))

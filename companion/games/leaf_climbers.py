@@ -44,8 +44,9 @@ from companion.games.base import (
     Summary,
     Verb,
     number,
+    valueclass,
 )
-from companion.games.frozen import replace, valueclass
+from companion.games.frozen import replace
 
 SIZE = 6
 TOP = 6  # elevation of a blue square: it takes no more leaves

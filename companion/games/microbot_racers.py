@@ -33,8 +33,9 @@ from companion.games.base import (
     Verb,
     expect_args,
     number,
+    valueclass,
 )
-from companion.games.frozen import replace, valueclass
+from companion.games.frozen import replace
 
 EASY = ("move-1", "move-2", "move-3", "drift-left", "drift-right", "turn-left", "turn-right", "repair")
 HARD = EASY + ("jump-2", "jump-3")

@@ -40,8 +40,9 @@ from companion.games.base import (
     Summary,
     Verb,
     number,
+    valueclass,
 )
-from companion.games.frozen import replace, valueclass
+from companion.games.frozen import replace
 
 COLOURS = ("red", "yellow", "green", "blue", "purple")
 PER_COLOUR = 10  # house default: the text gives 50 penguins in 5 colours

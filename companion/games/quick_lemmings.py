@@ -33,8 +33,9 @@ from companion.games.base import (
     Summary,
     Verb,
     number,
+    valueclass,
 )
-from companion.games.frozen import replace, valueclass
+from companion.games.frozen import replace
 
 TERRAINS = ("forest", "water", "mountain", "swamp", "desert")
 MEADOW = "meadow"
