@@ -6,9 +6,10 @@ uses it only when the digest still matches the record and the code that wrote it
 that reads it (:func:`engine_tag`). Anything else (a record changed by undo or salvage, a
 different version, a damaged value) is dropped, and the session replays the record instead.
 
-Engine states are frozen dataclasses of tuples, numbers, strings and ``None``; the encoding is
-JSON with the other kinds tagged, and reading it back builds only dataclasses and enums that
-the engine's own module names (no pickle: nothing read from a file picks what code runs).
+Engine states are frozen value classes (or dataclasses) of tuples, numbers, strings and
+``None``; the encoding is JSON with the other kinds tagged, and reading it back builds only
+value classes, dataclasses and enums that the engine's own module names (no pickle: nothing
+read from a file picks what code runs).
 
 >>> from companion.games import GAMES
 >>> from companion.games.base import Line
@@ -74,9 +75,9 @@ def _plain(value: Any) -> Any:
         return value
     if isinstance(value, tuple) and not hasattr(value, "_fields"):
         return [_plain(v) for v in value]
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if _is_value_class(type(value)):
         return {"class": type(value).__name__,
-                "fields": {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}}
+                "fields": {name: _plain(getattr(value, name)) for name in _field_names(type(value))}}
     if isinstance(value, enum.Enum):
         return {"enum": type(value).__name__, "value": _plain(value.value)}
     if isinstance(value, frozenset):
@@ -103,9 +104,29 @@ def _kinds(game: Game[Any]) -> dict[str, type]:
     kinds: dict[str, type] = {}
     for name in (Game.__module__, type(game).__module__):
         for key, value in vars(sys.modules[name]).items():
-            if isinstance(value, type) and (dataclasses.is_dataclass(value) or issubclass(value, enum.Enum)):
+            if isinstance(value, type) and (_is_value_class(value) or issubclass(value, enum.Enum)):
                 kinds[key] = value
     return kinds
+
+
+def _is_value_class(cls: type) -> bool:
+    """A class of the engines' frozen values (:func:`companion.games.base.valueclass`), or a
+    dataclass (a game written elsewhere may use those)."""
+    return hasattr(cls, "__value_fields__") or dataclasses.is_dataclass(cls)
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names: tuple[str, ...] | None = getattr(cls, "__value_fields__", None)
+    if names is None:
+        return tuple(f.name for f in dataclasses.fields(cls))
+    return names
+
+
+def _computed_fields(cls: type) -> tuple[str, ...]:
+    """A dataclass's fields that its ``__init__`` does not take."""
+    if hasattr(cls, "__value_fields__"):
+        return ()
+    return tuple(f.name for f in dataclasses.fields(cls) if not f.init)
 
 
 def _value(kinds: dict[str, type], plain: Any) -> Any:
@@ -115,16 +136,15 @@ def _value(kinds: dict[str, type], plain: Any) -> Any:
         return plain
     if "class" in plain:
         cls = kinds[plain["class"]]
-        if not dataclasses.is_dataclass(cls):
-            raise TypeError(f"{plain['class']} is not a dataclass")
+        if not _is_value_class(cls):
+            raise TypeError(f"{plain['class']} is not a value class")
         given = {k: _value(kinds, v) for k, v in plain["fields"].items()}
-        fields = dataclasses.fields(cls)
-        if set(given) != {f.name for f in fields}:
+        if set(given) != set(_field_names(cls)):
             raise ValueError(f"{cls.__name__} has other fields now")
-        made = cls(**{f.name: given[f.name] for f in fields if f.init})
-        for f in fields:
-            if not f.init:  # computed in __post_init__ when written: restored as written
-                object.__setattr__(made, f.name, given[f.name])
+        computed = _computed_fields(cls)
+        made = cls(**{name: given[name] for name in given if name not in computed})
+        for name in computed:  # computed in __post_init__ when written: restored as written
+            object.__setattr__(made, name, given[name])
         return made
     if "enum" in plain:
         cls = kinds[plain["enum"]]

@@ -10,10 +10,8 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import pathlib
 import signal
 import stat
 import sys
@@ -25,6 +23,9 @@ from companion.games.base import IllegalLine, shown, whole_number
 from companion.record import MAX_RECORD_BYTES, replay_stream, summary, too_big
 
 if TYPE_CHECKING:
+    import argparse
+    import pathlib
+
     from companion.config import Config
 
 EXIT_ILLEGAL = 1
@@ -87,7 +88,11 @@ def open_record(name: str) -> BinaryIO:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay a record as it is read; print its summary, or ``FILE:LINE: reason``."""
-    name = args.file
+    return replay(args.file)
+
+
+def replay(name: str) -> int:
+    """``companion replay NAME``: the summary JSON, or ``NAME:LINE: reason``; the exit code."""
     try:
         with open_record(name) as stream:
             replayed = replay_stream(stream, keep_actions=False)
@@ -195,7 +200,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     data = exported.raw if args.raw else (
         json.dumps(exported.summary or {}) + "\n" if args.summary else exported.record).encode()
     if args.output:
-        pathlib.Path(args.output).write_bytes(data)
+        with open(args.output, "wb") as output:
+            output.write(data)
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
@@ -242,6 +248,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """All sub-commands and their flags."""
+    import argparse
+
     parser = argparse.ArgumentParser(prog="companion", description="A board-game companion box.")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -306,16 +314,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
 
 
+def replay_only(argv: Sequence[str]) -> str | None:
+    """The file of a plain ``replay FILE``, which runs without building the parser: argparse
+    and its help machinery are a fifth of a replay's start-up. Anything else (a flag, a
+    missing or extra word) goes through the parser, so its refusals and help are unchanged.
+
+    >>> replay_only(["replay", "game.record"]), replay_only(["replay", "-"])
+    ('game.record', '-')
+    >>> replay_only(["replay", "--help"]), replay_only(["replay"]), replay_only(["games"])
+    (None, None, None)
+    """
+    if len(argv) == 2 and argv[0] == "replay" and (argv[1] == "-" or not argv[1].startswith("-")):
+        return argv[1]
+    return None
+
+
 def run_command(argv: Sequence[str] | None) -> int:
     """Parse the arguments and run the command."""
-    args = build_parser().parse_args(argv)
-    if getattr(args, "logs", True):
-        import logging
+    words = sys.argv[1:] if argv is None else list(argv)
+    quick = replay_only(words)
+    if quick is None:
+        args = build_parser().parse_args(words)
+        if getattr(args, "logs", True):
+            import logging
 
-        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+            logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
-        return int(args.func(args))
+        return replay(quick) if quick is not None else int(args.func(args))
     except KeyboardInterrupt:
         return 0
     except Exception as err:

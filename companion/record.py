@@ -15,17 +15,16 @@ import codecs
 import io
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import Any, BinaryIO, cast
 
 from companion.exc import RecordError, UnreadableRecord
 from companion.games import GAMES, game_by_id
-from companion.games.base import RESERVED_NAMES, TABLE, Game, IllegalLine, Line, Prompt, Summary
+from companion.games.base import RESERVED_NAMES, TABLE, Game, IllegalLine, Line, Prompt, Summary, valueclass
 
 NAME = re.compile(r"[A-Za-z0-9_-]{1,12}")
 
 
-@dataclass(frozen=True)
+@valueclass
 class Header:
     """Who plays what: the game, the seats, and the options as written."""
 
@@ -126,15 +125,15 @@ class RecordReader:
                         text = text.removeprefix("\ufeff")
                     pieces = text.split("\n")
                     pieces.pop()  # after the last LF
-                    for piece in pieces:
-                        number += 1
-                        comment = piece.find("#")
-                        content = (piece[:comment] if comment >= 0
-                                   else piece.removesuffix("\r"))  # CR-LF
-                        # Characters are 1-4 bytes: only a long line needs its bytes counted.
-                        long = (len(content) > MAX_LINE_BYTES // 4
-                                and len(content.encode()) > MAX_LINE_BYTES)
-                        yield number, None if long else content
+                    if "#" not in text and "\r" not in text and max(map(len, pieces)) <= MAX_LINE_BYTES // 4:
+                        # No comment, no CR and no long line in this read (the usual case):
+                        # each piece is a line's words as it is.
+                        yield from zip(range(number + 1, number + 1 + len(pieces)), pieces)
+                        number += len(pieces)
+                    else:
+                        for piece in pieces:
+                            number += 1
+                            yield number, self._words(piece)
                 bom = len(codecs.BOM_UTF8) if number == 0 and tail.startswith(codecs.BOM_UTF8) else 0
                 if len(tail) <= MAX_LINE_BYTES + 1 + bom:
                     break
@@ -144,6 +143,16 @@ class RecordReader:
         if tail:
             number += 1
             yield number, self._content(number, tail, self.taken - len(tail), ended=False)
+
+    @staticmethod
+    def _words(piece: str) -> str | None:
+        """A line's words before its comment (``piece``, without its LF); None when they are
+        longer than :data:`MAX_LINE_BYTES`."""
+        comment = piece.find("#")
+        content = piece[:comment] if comment >= 0 else piece.removesuffix("\r")  # CR-LF
+        # Characters are 1-4 bytes: only a long line needs its bytes counted.
+        long = len(content) > MAX_LINE_BYTES // 4 and len(content.encode()) > MAX_LINE_BYTES
+        return None if long else content
 
     def _content(self, number: int, raw: bytes, start: int, ended: bool = True) -> str | None:
         """A whole line's words before its comment (``raw`` without its LF), checked as UTF-8
@@ -217,26 +226,26 @@ def words(content: str) -> list[str]:
     return [w for w in SEPARATORS.split(content) if w]
 
 
-@dataclass
 class Replayer:
     """Feeds record lines one at a time; keeps the header, the state and the actions."""
 
-    header: Header | None = None
-    state: Any = None
-    actions: list[Line] = field(default_factory=list)
-    #: Whether ``actions`` collects the lines: a summary needs only the state, and a long
-    #: record's lines would take many times the file's size in memory.
-    keep_actions: bool = True
-    _acted: bool = False
-    _game: Game[Any] | None = None
-    _options: list[tuple[str, str]] = field(default_factory=list)
-    _last: int = 0
-    #: Who may act, once the state is set up: a line that starts with one is an action.
-    _actors: frozenset[str] = frozenset()
-    #: Action lines already read, by their text: a game repeats a few dozen lines
-    #: ("Ann pick move-2", "table roll 3 2"), and a line is a value, so each text is split
-    #: once. The rules still check every line.
-    _parsed: dict[str, Line] = field(default_factory=dict)
+    def __init__(self, keep_actions: bool = True) -> None:
+        self.header: Header | None = None
+        self.state: Any = None
+        self.actions: list[Line] = []
+        #: Whether ``actions`` collects the lines: a summary needs only the state, and a long
+        #: record's lines would take many times the file's size in memory.
+        self.keep_actions = keep_actions
+        self._acted = False
+        self._game: Game[Any] | None = None
+        self._options: list[tuple[str, str]] = []
+        self._last = 0
+        #: Who may act, once the state is set up: a line that starts with one is an action.
+        self._actors: frozenset[str] = frozenset()
+        #: Action lines already read, by their text: a game repeats a few dozen lines
+        #: ("Ann pick move-2", "table roll 3 2"), and a line is a value, so each text is split
+        #: once. The rules still check every line.
+        self._parsed: dict[str, Line] = {}
 
     def feed(self, number: int, content: str) -> None:
         """Take one physical line (comment already stripped)."""
@@ -259,6 +268,34 @@ class Replayer:
             self._act(line)
         except IllegalLine as err:
             raise RecordError(number, str(err)) from None
+
+    def feed_all(self, lines: Iterable[tuple[int, str | None]]) -> None:
+        """Take every line of a :class:`RecordReader`: :meth:`feed`, or :meth:`refuse_long`
+        for a line too long to read.
+
+        A line read before goes straight to the rules: it is an action (only those are kept
+        split), and its actor and verb are checked again by them. That is most lines of a
+        record, and what a replay costs.
+        """
+        parsed, keep = self._parsed, self.keep_actions
+        for number, content in lines:
+            line = parsed.get(content) if content is not None else None
+            if line is None:
+                if content is None:
+                    self.refuse_long(number)
+                else:
+                    self.feed(number, content)
+                continue
+            game = self._game
+            assert game is not None  # only an action line is kept split: the game is known
+            try:  # what feed and _act do, without two calls a line
+                self.state = game.apply(self.state, line)
+            except IllegalLine as err:
+                self._last = number
+                raise RecordError(number, str(err)) from None
+            self._acted = True
+            if keep:
+                self.actions.append(line)
 
     def refuse_long(self, number: int) -> None:
         """A line too long to read (:data:`MAX_LINE_BYTES`): not a record, or an illegal line."""
@@ -339,7 +376,7 @@ class Replayer:
             self._actors = frozenset((*self.header.players, TABLE))
 
 
-@dataclass(frozen=True)
+@valueclass
 class Replayed:
     """A whole record, replayed: its header, its actions and the state they reach."""
 
@@ -361,11 +398,7 @@ def replay_stream(stream: BinaryIO, most: int | None = MAX_RECORD_BYTES,
     replayer = Replayer(keep_actions=keep_actions)
     lines = reader.lines()
     try:
-        for number, content in lines:
-            if content is None:
-                replayer.refuse_long(number)
-            else:
-                replayer.feed(number, content)
+        replayer.feed_all(lines)
     except RecordError:
         for _ in lines:  # the rest is read too: it must still be UTF-8 and within the cap
             pass

@@ -8,7 +8,6 @@ import pathlib
 import random
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -17,6 +16,7 @@ from companion.dice import FAIR, device_roll, roll_faces
 from companion.exc import Refusal, RollRefused
 from companion.games import GAMES
 from companion.games.base import IllegalLine, Line, Roll
+from companion.games.frozen import replace
 from companion.games.leaf_climbers import LeafRefused
 from companion.record import Header, replay_text
 from companion.session import Session

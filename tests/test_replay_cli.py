@@ -248,3 +248,26 @@ def test_a_game_line_naming_no_known_game_is_unreadable(tmp_path: pathlib.Path, 
 
 def test_an_empty_standard_input_is_unreadable() -> None:
     assert_unreadable(replay("-", stdin=b""))
+
+
+# --- the command line around the file ---
+
+
+@pytest.mark.parametrize("words", [["replay"], ["replay", "a.record", "b.record"], ["replay", "-x"],
+                                   ["replay", "--", "a.record", "b.record"]])
+def test_anything_but_replay_and_one_file_is_the_parsers_usage_error(words: list[str],
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """A plain ``replay FILE`` skips the argument parser; every other form still meets it."""
+    from companion.cli import main
+
+    with pytest.raises(SystemExit) as stopped:
+        main(words)
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.startswith("usage: companion")
+
+
+def test_a_file_named_like_a_command_is_still_the_file(tmp_path: pathlib.Path) -> None:
+    write(tmp_path, HEADER + ROLL, name="games")
+    run = replay("games", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["players"] == ["Ann", "Bob"]

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
-from typing import Any, ClassVar, Generic, TypedDict, TypeVar
+from operator import attrgetter
+from typing import Any, ClassVar, Generic, TypedDict, TypeVar, dataclass_transform
 
 # The rules' errors live with every other error; engines import them from here.
 from companion.exc import BadArguments as BadArguments
@@ -30,7 +30,107 @@ TABLE = "table"
 RESERVED_NAMES = frozenset({"game", "players", "option", TABLE})
 
 
-@dataclass(frozen=True)
+# --- Value classes: the frozen values below, and every engine's state ---
+
+
+T = TypeVar("T")
+
+
+@dataclass_transform(frozen_default=True)
+def valueclass(cls: type[T]) -> type[T]:
+    """Make ``cls`` a frozen value class from its annotated fields (``ClassVar`` left out),
+    as ``@dataclass(frozen=True)`` does: the same ``__init__`` (fields in order, defaults),
+    ``==``, ``hash``, ``repr`` and refusal to assign; type checkers read it as a frozen
+    dataclass, and :func:`companion.games.frozen.replace` copies it.
+
+    Why not dataclasses: every ``companion replay`` and every start of the box loads these
+    types and an engine, and there ``dataclasses`` cost more than the rules themselves.
+    Importing it pulls in ``inspect`` (``ast``, ``dis``, ``tokenize``: about 10 ms on a PC),
+    and it compiles five methods for each class (about 1 ms a class). This compiles only
+    ``__init__`` and shares the rest. On a Pi every millisecond is about ten.
+
+    A class may define ``__post_init__``, which ``__init__`` calls last, and properties and
+    cached properties of its own; fields are read from the class and its value bases.
+
+    >>> @valueclass
+    ... class Point:
+    ...     x: int
+    ...     y: int = 0
+    >>> Point(1, 2), Point(1) == Point(1, 0), Point(y=3, x=1)
+    (Point(x=1, y=2), True, Point(x=1, y=3))
+    >>> Point(1).x = 2
+    Traceback (most recent call last):
+    ...
+    AttributeError: cannot assign to field 'x'
+    """
+    own = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 (inspect is what this avoids)
+    names = tuple(getattr(cls, "__value_fields__", ())) + tuple(
+        name for name, kind in own.items() if "ClassVar" not in str(kind))
+    defaults = {name: getattr(cls, name) for name in names if hasattr(cls, name)}
+    params, seen_default = [], False
+    for name in names:
+        if name in defaults:
+            params.append(f"{name}=_defaults[{name!r}]")
+            seen_default = True
+        elif seen_default:
+            raise TypeError(f"{cls.__name__}: field {name!r} without a default follows one with")
+        else:
+            params.append(name)
+    body = f"_set(self, '__dict__', {{{', '.join(f'{n!r}: {n}' for n in names)}}})"
+    if hasattr(cls, "__post_init__"):
+        body += "\n    self.__post_init__()"
+    namespace = {"_set": object.__setattr__, "_defaults": defaults}
+    exec(f"def __init__(self, {', '.join(params)}) -> None:\n    {body}\n", namespace)
+    key = _key(names)
+    own_methods: dict[str, Any] = {"__init__": namespace["__init__"], "__eq__": _eq(key),
+                                   "__hash__": _hash(key), "__repr__": _repr(names)}
+    for name, method in own_methods.items():
+        method.__qualname__ = f"{cls.__qualname__}.{name}"
+    attributes = {**own_methods, "__setattr__": _refuse_set, "__delattr__": _refuse_delete,
+                  "__value_fields__": names, "__match_args__": names}
+    for name, attribute in attributes.items():
+        setattr(cls, name, attribute)
+    return cls
+
+
+def _key(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    """The fields of a value as a tuple, in order: what ``==`` and ``hash`` compare, as a
+    dataclass's do."""
+    if len(names) > 1:
+        return attrgetter(*names)
+    return lambda self: tuple(getattr(self, name) for name in names)
+
+
+def _eq(key: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any, object], Any]:
+    def __eq__(self: Any, other: object) -> Any:
+        if other.__class__ is self.__class__:
+            return key(self) == key(other)
+        return NotImplemented
+    return __eq__
+
+
+def _hash(key: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any], int]:
+    def __hash__(self: Any) -> int:
+        return hash(key(self))
+    return __hash__
+
+
+def _repr(names: tuple[str, ...]) -> Callable[[Any], str]:
+    def __repr__(self: Any) -> str:
+        fields = self.__dict__
+        return f"{type(self).__qualname__}({', '.join(f'{n}={fields[n]!r}' for n in names)})"
+    return __repr__
+
+
+def _refuse_set(self: Any, name: str, _: Any) -> None:
+    raise AttributeError(f"cannot assign to field {name!r}")
+
+
+def _refuse_delete(self: Any, name: str) -> None:
+    raise AttributeError(f"cannot delete field {name!r}")
+
+
+@valueclass
 class Line:
     """One action line of a game record: ``ACTOR VERB ARGS...``."""
 
@@ -117,7 +217,7 @@ def expect_args(line: Line, count: int, form: str) -> None:
 PLAYER, TABLE_ONLY, EITHER = "player", "table", "either"
 
 
-@dataclass(frozen=True)
+@valueclass
 class Verb:
     """A verb of a game's action lines: the forms its arguments are written in and who writes it.
 
@@ -151,7 +251,7 @@ class Verb:
 # --- Prompts: what the engine needs next, as data the generic widgets can answer ---
 
 
-@dataclass(frozen=True)
+@valueclass
 class Choice:
     """One ready-made answer: a label for the screen and the line it logs."""
 
@@ -160,7 +260,7 @@ class Choice:
     hint: str = ""
 
 
-@dataclass(frozen=True)
+@valueclass
 class Roll:
     """Dice to roll (by the device or at the table) for one line.
 
@@ -195,7 +295,7 @@ class Roll:
         return Line(self.actor, self.verb, self.prefix + words)
 
 
-@dataclass(frozen=True)
+@valueclass
 class Field:
     """One part of a multi-part answer, picked from ``low..high``.
 
@@ -214,7 +314,7 @@ class Field:
         return self.names[value - self.low] if self.names else str(value)
 
 
-@dataclass(frozen=True)
+@valueclass
 class Form:
     """A line built from several numbers, asked one at a time (``place K L G``)."""
 
@@ -230,7 +330,7 @@ class Form:
         return Line(self.actor, self.verb, self.prefix + words)
 
 
-@dataclass(frozen=True)
+@valueclass
 class Grid:
     """Squares picked with a cursor on the board picture: a destination, or a stack and where
     it goes (``steps`` squares make one line).
@@ -309,7 +409,7 @@ class Grid:
 Answer = Choice | Roll | Form | Grid
 
 
-@dataclass(frozen=True)
+@valueclass
 class Prompt:
     """The pending decision: who decides, the question, and the ways to answer it.
 
@@ -332,7 +432,7 @@ class Prompt:
 # --- The game contract ---
 
 
-@dataclass(frozen=True)
+@valueclass
 class Outcome:
     """How a game ended, as python-chess's ``Outcome``: why, and who won.
 
@@ -368,14 +468,14 @@ class Summary(TypedDict):
     next: str | None
 
 
-@dataclass(frozen=True)
+@valueclass
 class OptionSpec:
     """A game option: its default record value and a parser that refuses bad values."""
 
     default: str
     parse: Callable[[str], Any]
     help: str = ""
-    choices: tuple[str, ...] = field(default=())
+    choices: tuple[str, ...] = ()
 
 
 S = TypeVar("S")

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from itertools import permutations
 from typing import Any, ClassVar, TypedDict
@@ -42,6 +41,7 @@ from companion.games.base import (
     Summary,
     UnknownVerb,
     Verb,
+    valueclass,
 )
 from companion.games.frozen import replace
 
@@ -337,7 +337,7 @@ def parse_first(value: str) -> str:
     return value
 
 
-@dataclass(frozen=True)
+@valueclass
 class State:
     """A game in progress. Seats are 0 (blue and yellow) and 1 (green and red)."""
 

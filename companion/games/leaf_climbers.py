@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 import heapq
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, ClassVar, TypedDict
@@ -45,6 +44,7 @@ from companion.games.base import (
     Summary,
     Verb,
     number,
+    valueclass,
 )
 from companion.games.frozen import replace
 
@@ -159,7 +159,7 @@ def move_costs(elevation: tuple[int, ...], start: Square) -> Mapping[Square, int
     return MappingProxyType(best)
 
 
-@dataclass(frozen=True)
+@valueclass
 class State:
     """A game in progress. Seats are indexes into ``players``; squares are ``(C, R)``."""
 

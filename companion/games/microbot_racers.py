@@ -12,8 +12,7 @@ The track stays on the table; the engine keeps everything that changes tracked s
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from typing import Any, ClassVar, TypedDict
 
@@ -34,6 +33,7 @@ from companion.games.base import (
     Verb,
     expect_args,
     number,
+    valueclass,
 )
 from companion.games.frozen import replace
 
@@ -42,6 +42,10 @@ HARD = EASY + ("jump-2", "jump-3")
 SIDES = {"easy": EASY, "hard": HARD}
 PICK_ORDER = (0, 1, 1, 0, 0, 1)  # 0 = P1, 1 = P2
 FULL_HEALTH = 6
+#: The kind of each action on the card (:func:`kind`), looked up on every action line.
+KIND = {action: action.partition("-")[0] for action in HARD}
+#: The actions that only some earlier action allows (jumps and drifts, :func:`can_do`).
+AFTER = frozenset(action for action in HARD if KIND[action] in ("jump", "drift"))
 MOVE_LENGTH = {"move-1": 1, "move-2": 2, "move-3": 3}  # none may be longer than the health
 MOVING = ("move", "drift", "jump")  # kinds of action that travel (and so can hit things)
 DURING = ("hazard", "impact", "lap", "switch")  # lines that belong to the action in progress
@@ -153,7 +157,7 @@ def chance(successes: int) -> str:
     return f"{round(100 * max(0, successes) / 6)}%"
 
 
-@dataclass(frozen=True)
+@valueclass
 class Robot:
     """One robot's tracked state."""
 
@@ -169,7 +173,7 @@ class Robot:
     left: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@valueclass
 class State:
     """A race in progress. Seats are 0 and 1; ``p1`` is a seat."""
 
@@ -198,15 +202,14 @@ class State:
     winner: int | None = None  # seat; None with phase over is a draw
 
 
-def set_robot(robots: tuple[Robot, Robot], seat: int, **changes: Any) -> tuple[Robot, Robot]:
-    """The pair with one robot changed."""
-    robot = replace(robots[seat], **changes)
+def set_robot(robots: tuple[Robot, Robot], seat: int, robot: Robot) -> tuple[Robot, Robot]:
+    """The pair with ``seat``'s robot replaced by ``robot``."""
     return (robot, robots[1]) if seat == 0 else (robots[0], robot)
 
 
 def can_do(robot: Robot, action: str) -> bool:
     """Whether the robot may carry out this picked action now."""
-    how = kind(action)
+    how = KIND.get(action) or kind(action)
     if how == "jump":
         return robot.last == "move"
     if how == "drift":
@@ -217,7 +220,7 @@ def can_do(robot: Robot, action: str) -> bool:
 def stuck(robot: Robot) -> bool:
     """Whether the robot has picks left and can carry out none of them now."""
     for action in robot.left:
-        if can_do(robot, action):
+        if action not in AFTER or can_do(robot, action):
             return False
     return bool(robot.left)
 
@@ -320,6 +323,7 @@ class MicrobotRacers(Game[State]):
         return state.players
 
     def play(self, state: State, line: Line) -> State:
+        verb = line.verb
         seat = -1 if line.actor == TABLE else state.players.index(line.actor)
         if state.check:
             roller = self._roller(state)
@@ -329,13 +333,14 @@ class MicrobotRacers(Game[State]):
             if line.verb != "roll" or seat != roller:
                 raise CheckPending(f"{who} must roll for the {state.check} first")
             return self._settle(self._roll_check(state, line))
-        if line.verb in DURING and state.acting is not None:
+        if verb in DURING:
+            if state.acting is None:
+                raise NotActing("no robot is carrying out an action")
             return self._settle(self._during_action(state, seat, line))
-        if state.phase == "done" and line.verb in ("roll", "first"):
+        if state.phase == "done" and verb in ("roll", "first"):
             state = self._new_turn(state)
-        if line.verb in DURING:
-            raise NotActing("no robot is carrying out an action")
-        return self._settle(getattr(self, HANDLERS[line.verb])(state, seat, line))
+        handler: Callable[[State, int, Line], State] = getattr(self, HANDLERS[verb])
+        return handler(state, seat, line)  # each settles what it must
 
     def prompt(self, state: State) -> Prompt | None:
         if state.phase == "over":
@@ -404,15 +409,6 @@ class MicrobotRacers(Game[State]):
         assert state.p1 is not None
         return state.p1 if order == 0 else 1 - state.p1
 
-    @staticmethod
-    def _taken(state: State, action: str) -> bool:
-        """Whether ``action``'s space holds a marker this turn."""
-        return any(picked == action for _, picked in state.picks)
-
-    @staticmethod
-    def _fast_enough(robot: Robot, action: str) -> bool:
-        return MOVE_LENGTH.get(action, 0) <= robot.health
-
     def _may_claim(self, state: State, seat: int) -> bool:
         if not state.robots[seat].privilege:
             return False
@@ -452,10 +448,10 @@ class MicrobotRacers(Game[State]):
         apply raises it, and the pick prompt offers the actions it lets through."""
         if action not in SIDES[state.side]:
             return BadArguments(f"{action!r} is not on the {state.side} side of the action card")
-        if self._taken(state, action):
+        if (0, action) in state.picks or (1, action) in state.picks:  # either seat's marker
             return SpaceTaken(f"{action} already holds a marker this turn")
         robot = state.robots[seat]
-        if not self._fast_enough(robot, action):
+        if MOVE_LENGTH.get(action, 0) > robot.health:
             return TooFast(f"{action} is longer than {state.players[seat]}'s health of {robot.health}")
         return None
 
@@ -472,6 +468,9 @@ class MicrobotRacers(Game[State]):
         return DriftTooSoon(f"{name} must move forward between two drifts")
 
     # --- line handlers: each returns the new state, or raises ---
+    # The last pick ends the picks and a roll or an action's line may end the race or the
+    # action, so those states go through _settle. A first-player roll or claim does none of
+    # that, and a do works out who acts next itself (and cannot end the race).
 
     def _new_turn(self, state: State) -> State:
         return replace(state, turn=state.turn + 1, phase="first", p1=None, rolled=False,
@@ -496,7 +495,7 @@ class MicrobotRacers(Game[State]):
             raise PrivilegeSpent(f"{name} has already used the take-P1 privilege")
         if not self._may_claim(state, seat):
             raise PrivilegeSpent("the privilege is only for the start of a turn, before any roll or pick")
-        robots = set_robot(state.robots, seat, privilege=False)
+        robots = set_robot(state.robots, seat, replace(state.robots[seat], privilege=False))
         if state.claims:
             return replace(state, robots=robots, claims=state.claims + (seat,), p1=None, phase="first")
         return replace(state, robots=robots, claims=(seat,), p1=seat, phase="pick")
@@ -508,14 +507,16 @@ class MicrobotRacers(Game[State]):
         if seat != picker:
             raise NotYourTurn(f"it is {state.players[picker]}'s pick")
         if line.verb == "pass":
-            return replace(state, picks=state.picks + ((seat, "pass"),))
-        action = line.args[0]
-        refusal = self._pick_refusal(state, seat, action)
-        if refusal is not None:
-            raise refusal
-        robot = state.robots[seat]
-        robots = set_robot(state.robots, seat, left=robot.left + (action,))
-        return replace(state, picks=state.picks + ((seat, action),), robots=robots)
+            state = replace(state, picks=state.picks + ((seat, "pass"),))
+        else:
+            action = line.args[0]
+            refusal = self._pick_refusal(state, seat, action)
+            if refusal is not None:
+                raise refusal
+            robot = state.robots[seat]
+            robots = set_robot(state.robots, seat, replace(robot, left=robot.left + (action,)))
+            state = replace(state, picks=state.picks + ((seat, action),), robots=robots)
+        return self._settle(state) if len(state.picks) == len(PICK_ORDER) else state
 
     def _do(self, state: State, seat: int, line: Line) -> State:
         if state.phase != "do":
@@ -531,7 +532,7 @@ class MicrobotRacers(Game[State]):
         refusal = self._do_refusal(robot, state.players[seat], action)
         if refusal is not None:
             raise refusal
-        how = kind(action)
+        how = KIND.get(action) or kind(action)
         left = list(robot.left)
         left.remove(action)
         changes: dict[str, Any] = {"left": tuple(left), "last": how}
@@ -541,10 +542,13 @@ class MicrobotRacers(Game[State]):
             changes["may_drift"] = False
         elif action == "repair":
             changes["health"] = FULL_HEALTH if pit else min(FULL_HEALTH, robot.health + 1)
-        state = replace(state, robots=set_robot(state.robots, seat, **changes), acting=seat,
-                        action=action, halted=False, lapped=False, switch="", to_act=1 - seat,
-                        check="jump" if how == "jump" else "")
-        return state
+        robots = set_robot(state.robots, seat, replace(robot, **changes))
+        to_act, phase = 1 - seat, "do"
+        if how != "jump":  # (a jump's roll comes first) who acts next, in the same copy
+            robots, to_act, phase = self._next_action(robots, to_act)
+        return replace(state, robots=robots, acting=seat, action=action, halted=False,
+                       lapped=False, switch="", to_act=to_act, phase=phase,
+                       check="jump" if how == "jump" else "")
 
     def _roll_check(self, state: State, line: Line) -> State:
         expect_args(line, 1, "F")
@@ -553,13 +557,13 @@ class MicrobotRacers(Game[State]):
         robot = state.robots[seat]
         if face < self._needed(robot.health, state.check):
             if state.check == "jump":
-                robots = set_robot(state.robots, seat, may_drift=True)
+                robots = set_robot(state.robots, seat, replace(robot, may_drift=True))
                 return replace(state, robots=robots, check="")
             return replace(state, check="")
-        robots = set_robot(state.robots, seat, health=robot.health - 1)
-        if state.check == "jump":
-            robots = set_robot(robots, seat, left=())
+        if state.check == "jump":  # a missed jump also loses the robot's other actions
+            robots = set_robot(state.robots, seat, replace(robot, health=robot.health - 1, left=()))
             return replace(state, robots=robots, check="", acting=None, action="")
+        robots = set_robot(state.robots, seat, replace(robot, health=robot.health - 1))
         return replace(state, robots=robots, check="")
 
     def _during_action(self, state: State, seat: int, line: Line) -> State:
@@ -581,15 +585,18 @@ class MicrobotRacers(Game[State]):
             if state.lapped:
                 raise IllegalLine(f"{name} already logged a lap in this action")
             laps = state.robots[seat].laps + 1
-            return replace(state, robots=set_robot(state.robots, seat, laps=laps), lapped=True)
+            robot = replace(state.robots[seat], laps=laps)
+            return replace(state, robots=set_robot(state.robots, seat, robot), lapped=True)
         if line.verb == "hazard":
             return replace(state, check="hazard")
         what = line.args[0]
         if what not in ("block", "robot"):
             raise BadArguments("an impact is with a 'block' or the other 'robot'")
-        robots = set_robot(state.robots, seat, health=state.robots[seat].health - 1, left=())
+        robot = state.robots[seat]
+        robots = set_robot(state.robots, seat, replace(robot, health=robot.health - 1, left=()))
         if what == "robot":
-            robots = set_robot(robots, 1 - seat, health=robots[1 - seat].health - 1)
+            other = robots[1 - seat]
+            robots = set_robot(robots, 1 - seat, replace(other, health=other.health - 1))
         return replace(state, robots=robots, halted=True)
 
     def _puddle(self, state: State, seat: int, line: Line) -> State:
@@ -615,19 +622,29 @@ class MicrobotRacers(Game[State]):
         if robots[0].laps >= state.laps or robots[1].laps >= state.laps:
             return replace(state, phase="over", winner=0 if robots[0].laps >= state.laps else 1,
                            check="")
-        if state.phase == "pick" and len(state.picks) == len(PICK_ORDER):
+        to_act = state.to_act
+        if state.phase == "pick":
+            if len(state.picks) < len(PICK_ORDER):
+                return state
             assert state.p1 is not None
-            state = replace(state, phase="do", to_act=1 - state.p1)
-        if state.phase != "do" or state.check:
+            to_act = 1 - state.p1  # the six picks are made: P2 acts first
+        elif state.phase != "do" or state.check:
             return state
+        robots, to_act, phase = self._next_action(robots, to_act)
+        if robots is state.robots and to_act == state.to_act and phase == state.phase:
+            return state
+        return replace(state, robots=robots, to_act=to_act, phase=phase)
+
+    @staticmethod
+    def _next_action(robots: tuple[Robot, Robot], to_act: int) -> tuple[tuple[Robot, Robot], int, str]:
+        """Who acts next in the do phase, ``to_act`` if it can: picks that can no longer be
+        carried out are lost, a robot with no picks left is passed over, and with none left
+        the turn is ``done``. The robots (changed only by lost picks), the seat and the phase."""
         if stuck(robots[0]) or stuck(robots[1]):
             first, second = (replace(robot, left=()) if stuck(robot) else robot for robot in robots)
             robots = (first, second)
-        to_act = state.to_act
         if not robots[to_act].left:
             if not robots[1 - to_act].left:
-                return replace(state, robots=robots, phase="done")
+                return robots, to_act, "done"
             to_act = 1 - to_act
-        if robots is state.robots and to_act == state.to_act:
-            return state
-        return replace(state, robots=robots, to_act=to_act)
+        return robots, to_act, "do"

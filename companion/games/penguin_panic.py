@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, TypedDict
 
@@ -41,6 +40,7 @@ from companion.games.base import (
     Summary,
     Verb,
     number,
+    valueclass,
 )
 from companion.games.frozen import replace
 
@@ -229,7 +229,7 @@ def put(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
     return values[:index] + (value,) + values[index + 1:]
 
 
-@dataclass(frozen=True)
+@valueclass
 class Turn:
     """The turn in progress: whose it is and what they have done so far."""
 
@@ -245,7 +245,7 @@ class Turn:
         return not self.dice or all(face == DEAD for face in self.dice)
 
 
-@dataclass(frozen=True)
+@valueclass
 class State:
     """A game in progress. Players are seat numbers; per-seat values are tuples."""
 

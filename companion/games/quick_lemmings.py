@@ -15,7 +15,6 @@ discarded since the last reshuffle), so that it can refuse a card nobody can hol
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, TypedDict
 
@@ -34,6 +33,7 @@ from companion.games.base import (
     Summary,
     Verb,
     number,
+    valueclass,
 )
 from companion.games.frozen import replace
 
@@ -169,7 +169,7 @@ def cut_full_zero_piles(piles: tuple[tuple[int, ...], ...],
     return tuple((0,) if p.count(0) == zeros else p for p in piles), cut
 
 
-@dataclass(frozen=True)
+@valueclass
 class State:
     """A game in progress. Per-terrain tuples follow ``TERRAINS``; per-player ones the seats."""
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -20,6 +19,7 @@ from companion import ai
 from companion.dice import FAIR, rolled_faces
 from companion.exc import Refusal
 from companion.games.base import TABLE, Answer, Choice, Field, Form, Grid, IllegalLine, Line, Prompt, Roll, Summary
+from companion.games.frozen import replace
 from companion.intents import Intent
 from companion.record import describe
 from companion.session import Session

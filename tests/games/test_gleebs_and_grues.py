@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import random
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -29,6 +28,7 @@ from companion.games.base import (
     Roll,
     UnknownVerb,
 )
+from companion.games.frozen import replace
 from companion.games.gleebs_and_grues import (
     GLEEBS,
     GRUES,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -11,6 +10,7 @@ from hypothesis import strategies as st
 
 from companion.games import GAMES
 from companion.games.base import Choice, GameOver, Grid, IllegalLine, Line, NotYourTurn, Outcome, Roll
+from companion.games.frozen import replace
 from companion.games.leaf_climbers import (
     LeafClimbers,
     LeafRefused,

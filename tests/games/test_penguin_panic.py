@@ -4,7 +4,6 @@ see it, illegal lines with their error class, and the penguin-count invariant.""
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -23,6 +22,7 @@ from companion.games.base import (
     Roll,
     UnknownVerb,
 )
+from companion.games.frozen import replace
 from companion.games.penguin_panic import (
     SET_POINTS,
     AbilityUsed,

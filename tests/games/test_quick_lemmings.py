@@ -4,7 +4,6 @@ see it, illegal lines with their error class, and the card-count invariants."""
 from __future__ import annotations
 
 import itertools
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -22,6 +21,7 @@ from companion.games.base import (
     Outcome,
     UnknownVerb,
 )
+from companion.games.frozen import replace
 from companion.games.quick_lemmings import (
     DEFAULT_DECK,
     TERRAINS,
