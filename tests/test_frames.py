@@ -57,14 +57,22 @@ def frames(app: App, *kinds: str) -> list[Image.Image]:
     return shown
 
 
-def test_entering_faces_keeps_the_top_bar_and_the_panel_and_changes_only_the_rows_below(
-        tmp_path: pathlib.Path) -> None:
+def opened(tmp_path: pathlib.Path, game_id: str, *lines: str) -> tuple[Store, App]:
+    """A new two-player game with ``lines`` logged, open on the real app."""
     store = Store(str(tmp_path / "games.sqlite"))
-    game = game_by_id("microbot-racers")
+    game = game_by_id(game_id)
     assert game is not None
     session = Session.new(store, Header(game, ("Ann", "Bob")))
+    for line in lines:
+        session.play([Line.parse(line)])
     app = App(store, Config(), rng=random.Random(1))
     app.open(session.gid)
+    return store, app
+
+
+def test_entering_faces_keeps_the_top_bar_and_the_panel_and_changes_only_the_rows_below(
+        tmp_path: pathlib.Path) -> None:
+    store, app = opened(tmp_path, "microbot-racers")
     app.handle(Intent("down"))  # "Enter faces" for who is P1
     asked, entering, next_one = frames(app, "select", "select")
     assert isinstance(app.top, Numbers) and app.top.at == 1
@@ -117,12 +125,7 @@ def test_a_result_coming_and_going_leaves_the_top_bars_pages_alone(tmp_path: pat
     """The top bar's last page (rows 8-15) ends with the lit rule that the result's box
     starts on: a box starting under it would cost that whole page as it came and again as
     it went. Two lines of a long result have their letters in pages 2 and 3."""
-    store = Store(str(tmp_path / "games.sqlite"))
-    game = game_by_id("microbot-racers")
-    assert game is not None
-    session = Session.new(store, Header(game, ("Ann", "Bob")))
-    app = App(store, Config(), rng=random.Random(1))
-    app.open(session.gid)
+    store, app = opened(tmp_path, "microbot-racers")
     play = app.top
     assert isinstance(play, PlayScreen)
     panel = app.frame()
@@ -195,14 +198,7 @@ def test_a_menu_moves_its_cursor_before_its_lines() -> None:
 def test_an_accepted_check_stays_as_the_entrys_result(tmp_path: pathlib.Path) -> None:
     """The check's words (a fish sum) say what the entry did: logging it keeps them where
     they are, as the result, so leaving the check rewrites only the question and the answer."""
-    store = Store(str(tmp_path / "games.sqlite"))
-    game = game_by_id("penguin-panic")
-    assert game is not None
-    session = Session.new(store, Header(game, ("Ann", "Bob")))
-    for text in (*ROUND_2P, "Bob roll 1 2 3"):
-        session.play([Line.parse(text)])
-    app = App(store, Config(), rng=random.Random(1))
-    app.open(session.gid)
+    store, app = opened(tmp_path, "penguin-panic", *ROUND_2P, "Bob roll 1 2 3")
     play = app.top
     assert isinstance(play, PlayScreen)
     line = Line.parse("Bob place 1 5 0")
