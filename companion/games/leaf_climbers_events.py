@@ -30,7 +30,8 @@ def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...
     if line.verb in ("drop", "leaf"):
         said += dropping(before, after, lines)
     elif line.verb == "roll":
-        said.append(f"{line.actor} rolled {line.args[0]}: {line.args[0]} points")
+        roll = line.args[0]
+        said.append(f"{line.actor} rolled {roll}: {roll} point{'' if roll == '1' else 's'}")
     else:
         seat = names.index(line.actor)
         was, now = before.positions[seat], after.positions[seat]
@@ -81,7 +82,7 @@ def dropping(before: State, after: State, lines: Sequence[Line]) -> list[str]:
     leaves = [(int(line.args[0]), int(line.args[1])) for line in lines if line.verb == "leaf"]
     in_air = after.leaves if after.phase != "drop" else before.leaves + tuple(leaves)
     if leaves:
-        said.append(leaf_words(leaves, after.falling))
+        said.append(leaf_words(leaves))
     under = threatened(before, in_air)
     if under:
         said.append(f"{under} under a leaf")
@@ -94,10 +95,9 @@ def threatened(state: State, leaves: Sequence[Square]) -> str:
     return ", ".join(state.players[seat] for seat in state.living() if state.positions[seat] in hit)
 
 
-def leaf_words(leaves: Sequence[Square], left: int) -> str:
-    """``leaves on c1 r1, c6 r6``; many leaves are counted; the leaves still to fall."""
+def leaf_words(leaves: Sequence[Square]) -> str:
+    """``leaves on c1 r1, c6 r6``; many leaves are counted. (How many are still to fall
+    the next question says, "Leaf 3 of 5: where?", and the panel.)"""
     if len(leaves) <= SHOWN_LEAVES:
-        told = f"lea{'f' if len(leaves) == 1 else 'ves'} on {', '.join(square_name(s) for s in leaves)}"
-    else:
-        told = f"{len(leaves)} leaves fall"
-    return f"{told}, {left} to come" if left else told
+        return f"lea{'f' if len(leaves) == 1 else 'ves'} on {', '.join(square_name(s) for s in leaves)}"
+    return f"{len(leaves)} leaves fall"
