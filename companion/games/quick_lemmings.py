@@ -39,6 +39,7 @@ from companion.games.frozen import replace
 
 TERRAINS = ("forest", "water", "mountain", "swamp", "desert")
 MEADOW = "meadow"
+TILE_KINDS = (*TERRAINS, MEADOW)  # as ``State.tiles`` counts them
 DEFAULT_DECK = "0,0,1,1,2,2,2,3,3,4,4"
 FULL_HAND = 6  # a refill draws up to this, and the last seat is dealt this many
 STARTER = 2  # the value of the card that starts each terrain pile
@@ -148,6 +149,23 @@ def cards_to_deal(deck: tuple[int, ...]) -> int:
 def joins(pile: tuple[int, ...], value: int) -> bool:
     """Whether a card joins its pile: not above the pile's lowest card."""
     return value <= min(pile)
+
+
+def landing(pile: tuple[int, ...], tiles: tuple[int, ...], terrain: int,
+            value: int) -> tuple[int, int | None]:
+    """Where a card played on its terrain's pile lands, as (movement points, index in
+    ``tiles`` of the tile laid or ``None``): joining the pile scores the pile's new sum;
+    starting a new pile scores the card's value and lays the terrain's own tile if one is
+    left, else a meadow, else nothing.
+
+    >>> landing((2, 1), (3, 3, 3, 3, 3, 6), 0, 1)
+    (4, None)
+    >>> landing((2, 1), (0, 3, 3, 3, 3, 6), 0, 3)
+    (3, 5)
+    """
+    if joins(pile, value):
+        return sum(pile) + value, None
+    return value, next((index for index in (terrain, len(TERRAINS)) if tiles[index]), None)
 
 
 def put(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
@@ -361,12 +379,15 @@ class QuickLemmings(Game[State]):
     def _gains(self, state: State, terrain: int) -> list[Gain]:
         """Per card value that may still be in a hand: the points a play of it on this
         pile gives now, whether it starts a new pile, and the tile that would be laid."""
+        # Read from where the card would land, not from a whole new state per card: the
+        # prompt and the summary ask this for every terrain and value after each change.
         out: list[Gain] = []
+        pile = state.piles[terrain]
         for value in sorted(set(state.deck)):
             if self._possible(state, terrain, value):
-                after = self._lay(state, terrain, value)
-                out.append({"value": value, "points": after.points,
-                            "new_pile": not joins(state.piles[terrain], value), "tile": after.tile})
+                points, laid = landing(pile, state.tiles, terrain, value)
+                out.append({"value": value, "points": points, "new_pile": not joins(pile, value),
+                            "tile": None if laid is None else TILE_KINDS[laid]})
         return out
 
     # --- line handlers: each returns the new state, or raises ---
@@ -417,15 +438,13 @@ class QuickLemmings(Game[State]):
         """The card on its pile: it joins (points: the pile's sum) or starts a new pile
         (points: its value, and a tile to lay)."""
         pile = state.piles[terrain]
+        points, laid = landing(pile, state.tiles, terrain, value)
         if joins(pile, value):
-            pile += (value,)
-            return replace(state, piles=put(state.piles, terrain, pile), points=sum(pile), tile=None)
+            return replace(state, piles=put(state.piles, terrain, (*pile, value)), points=points,
+                           tile=None)
         seen = put(state.seen, terrain, tuple(sorted(state.seen[terrain] + pile)))
         tiles, tile = state.tiles, None
-        # The terrain's own tile if one is left, else a meadow, else nothing.
-        for index in (terrain, len(TERRAINS)):
-            if tiles[index]:
-                tiles, tile = put(tiles, index, tiles[index] - 1), (*TERRAINS, MEADOW)[index]
-                break
-        return replace(state, piles=put(state.piles, terrain, (value,)), points=value, tile=tile,
+        if laid is not None:
+            tiles, tile = put(tiles, laid, tiles[laid] - 1), TILE_KINDS[laid]
+        return replace(state, piles=put(state.piles, terrain, (value,)), points=points, tile=tile,
                        tiles=tiles, discards=state.discards + len(pile), seen=seen)
