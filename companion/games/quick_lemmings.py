@@ -14,6 +14,7 @@ discarded since the last reshuffle), so that it can refuse a card nobody can hol
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -166,6 +167,35 @@ def landing(pile: tuple[int, ...], tiles: tuple[int, ...], terrain: int,
     if joins(pile, value):
         return sum(pile) + value, None
     return value, next((index for index in (terrain, len(TERRAINS)) if tiles[index]), None)
+
+
+def possible(pile: tuple[int, ...], seen: tuple[int, ...], deck: tuple[int, ...], value: int) -> bool:
+    """Whether some card of this value is out of sight (could be in a hand): the deck has
+    more of it than its terrain's pile and the cards seen hold."""
+    return deck.count(value) > pile.count(value) + seen.count(value)
+
+
+#: A card's gain: its value, the movement points, whether it starts a new pile, the tile laid.
+CardGain = tuple[int, int, bool, str | None]
+
+
+# The prompt (the richest card of each terrain) and the summary (every card's gain) ask
+# this for the same position after each change: worked out once, and immutable.
+@functools.lru_cache(maxsize=64)
+def card_gains(pile: tuple[int, ...], seen: tuple[int, ...], deck: tuple[int, ...],
+               tiles: tuple[int, ...], terrain: int) -> tuple[CardGain, ...]:
+    """Per card value that may still be in a hand, what playing it on ``pile`` does now,
+    read from where it lands (no state is built per card).
+
+    >>> card_gains((2,), (), (0, 0, 1, 2, 3), (3, 3, 3, 3, 3, 6), 0)  # the only 2 is in sight
+    ((0, 2, False, None), (1, 3, False, None), (3, 3, True, 'forest'))
+    """
+    out = []
+    for value in sorted(set(deck)):
+        if possible(pile, seen, deck, value):
+            points, laid = landing(pile, tiles, terrain, value)
+            out.append((value, points, not joins(pile, value), None if laid is None else TILE_KINDS[laid]))
+    return tuple(out)
 
 
 def put(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
@@ -358,8 +388,7 @@ class QuickLemmings(Game[State]):
     @staticmethod
     def _possible(state: State, terrain: int, value: int) -> bool:
         """Whether some card of this terrain and value is out of sight (could be in a hand)."""
-        in_sight = state.piles[terrain].count(value) + state.seen[terrain].count(value)
-        return state.deck.count(value) > in_sight
+        return possible(state.piles[terrain], state.seen[terrain], state.deck, value)
 
     @staticmethod
     def _played(state: State) -> Played | None:
@@ -373,22 +402,18 @@ class QuickLemmings(Game[State]):
         """The card of this terrain worth most movement points now, among those that may be
         in a hand, as (points, value): the one a player reaches for first. Of two worth the
         same, the higher (it also starts a new pile and lays a tile)."""
-        return max(((gain["points"], gain["value"]) for gain in self._gains(state, terrain)),
+        return max(((points, value) for value, points, _, _ in self._card_gains(state, terrain)),
                    default=(0, min(state.deck)))
 
     def _gains(self, state: State, terrain: int) -> list[Gain]:
         """Per card value that may still be in a hand: the points a play of it on this
         pile gives now, whether it starts a new pile, and the tile that would be laid."""
-        # Read from where the card would land, not from a whole new state per card: the
-        # prompt and the summary ask this for every terrain and value after each change.
-        out: list[Gain] = []
-        pile = state.piles[terrain]
-        for value in sorted(set(state.deck)):
-            if self._possible(state, terrain, value):
-                points, laid = landing(pile, state.tiles, terrain, value)
-                out.append({"value": value, "points": points, "new_pile": not joins(pile, value),
-                            "tile": None if laid is None else TILE_KINDS[laid]})
-        return out
+        return [{"value": value, "points": points, "new_pile": new_pile, "tile": tile}
+                for value, points, new_pile, tile in self._card_gains(state, terrain)]
+
+    @staticmethod
+    def _card_gains(state: State, terrain: int) -> tuple[CardGain, ...]:
+        return card_gains(state.piles[terrain], state.seen[terrain], state.deck, state.tiles, terrain)
 
     # --- line handlers: each returns the new state, or raises ---
 
