@@ -61,6 +61,7 @@ class Session:
         self.store = store
         self.gid = gid
         self.header = replay_text("\n".join(row.header) + "\n").header
+        self._stored_header = row.header  # a game's header is written once, when it is created
         self.game: Game[Any] = self.header.game
         self.head = 0
         self.state: Any = self.header.start()
@@ -161,7 +162,7 @@ class Session:
 
     def stored_header(self) -> tuple[str, ...]:
         """The header lines as stored, the companion's seat lines included."""
-        return self.store.game(self.gid).header
+        return self._stored_header
 
     def redo_entry(self) -> Entry | None:
         """The entry that redo would bring back."""
