@@ -366,6 +366,8 @@ class Session:
         """Reach ``head`` on opening: from the store's latest checkpoint that matches the
         record, replaying only the entries after it. After a long replay, or when stale
         checkpoints were found, the state reached is kept as the game's one checkpoint."""
+        if head == 0:  # a game not begun (a new one): no entry to replay, no checkpoint to read
+            return
         stored = self._stored(head)
         if stored is not None:
             self.head, self.state = stored
