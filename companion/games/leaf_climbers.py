@@ -376,7 +376,7 @@ class LeafClimbers(Game[State]):
 
     @staticmethod
     def _crowd(state: State, square: Square) -> int:
-        return sum(1 for at in state.positions if at == square)
+        return state.positions.count(square)
 
     def _move_refusal(self, state: State, at: Square, target: Square, cost: int) -> IllegalLine | None:
         """Why the mover on ``at`` may not end on ``target`` at ``cost``; ``None`` when they
