@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import ImageDraw
 
 from companion.games import GAMES
@@ -21,7 +23,7 @@ from companion.session import Session
 from companion.store import Store
 from companion.ui.draw import blank, recording
 from companion.ui.driver import Driver
-from companion.ui.play import PlayScreen
+from companion.ui.play import PlayScreen, listed_faces
 from tests.consoles import ConsoleBox
 from tests.harness import Harness, Host
 from tests.playout import answer, players_for
@@ -205,6 +207,22 @@ def test_rolling_forward_asks_the_store_for_no_undone_roll(store: Store) -> None
     assert screen.items()[0].label.startswith("Use ")
     assert lookups()
     store.db.set_trace_callback(None)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(1, 8), min_size=1, max_size=2), st.sampled_from(["", "leaf 1 of 3"]),
+       st.booleans(), st.sampled_from(["Ann", "table"]))
+def test_a_dice_prompts_listed_faces_are_the_same_kept_or_worked_out(
+        sides: list[int], chance: str, named: bool, actor: str) -> None:
+    """The faces listed for a die are kept per roll asked: what is kept is what working
+    them out gives, for every roll asked again, and cannot be changed by a caller."""
+    names = tuple(f"s{face}" for face in range(1, max(sides) + 1)) if named else ()
+    ask = Roll(actor, "roll", tuple(sides), tuple(f"d{n}" for n in sides), chance=chance, names=names)
+    worked_out = tuple(listed_faces.__wrapped__(ask))
+    assert listed_faces(ask) == worked_out
+    assert listed_faces(Roll(actor, "roll", tuple(sides), tuple(f"d{n}" for n in sides),
+                             chance=chance, names=names)) == worked_out
+    assert isinstance(listed_faces(ask), tuple)
 
 
 def test_dice_from_a_reader_are_applied_once_even_a_die_at_a_time(
