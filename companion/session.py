@@ -61,6 +61,7 @@ class Session:
         self.store = store
         self.gid = gid
         self.header = replay_text("\n".join(row.header) + "\n").header
+        self._stored_header = row.header  # a game's header is written once, when it is created
         self.game: Game[Any] = self.header.game
         self.head = 0
         self.state: Any = self.header.start()
@@ -77,6 +78,10 @@ class Session:
         self._known: tuple[int, Any, dict[object, Any]] = (-1, None, {})
         #: The states that lines checked from the current state lead to (see :meth:`after`).
         self._ahead: tuple[Any, dict[tuple[Line, ...], Any]] = (None, {})
+        #: The furthest entry the dice audit holds a device roll for (None: not read yet).
+        #: Past it no undone roll can wait, so a dice prompt in play going forward asks
+        #: the store nothing (see :meth:`_undone_roll`).
+        self._rolls_reach: int | None = None
         self._goto(row.head)
 
     @classmethod
@@ -157,7 +162,7 @@ class Session:
 
     def stored_header(self) -> tuple[str, ...]:
         """The header lines as stored, the companion's seat lines included."""
-        return self.store.game(self.gid).header
+        return self._stored_header
 
     def redo_entry(self) -> Entry | None:
         """The entry that redo would bring back."""
@@ -183,7 +188,9 @@ class Session:
     def _undone_roll(self, ask: Roll) -> tuple[str, ...] | None:
         seq = self.head + 1
         redo = self.redo_entry()
-        found = [roll.lines for roll in self.store.rolls(self.gid, seq)]
+        if self._rolls_reach is None:
+            self._rolls_reach = self.store.rolls_reach(self.gid)
+        found = [roll.lines for roll in self.store.rolls(self.gid, seq)] if seq <= self._rolls_reach else []
         if redo is not None and redo.rolled:  # a game stored before the audit was kept
             found.append(redo.lines)
         for lines in reversed(found):
@@ -258,6 +265,8 @@ class Session:
         """
         made = MadeRoll(self.head + 1, tuple(str(x) for x in lines), again) if rolled else None
         self._enter(lines, rolled, made)
+        if made is not None and self._rolls_reach is not None:  # kept: the audit reaches it
+            self._rolls_reach = max(self._rolls_reach, made.seq)
 
     def use_again(self, ask: Roll) -> None:
         """Log the undone device roll that :meth:`roll_again` offers (not a new roll)."""
@@ -357,6 +366,8 @@ class Session:
         """Reach ``head`` on opening: from the store's latest checkpoint that matches the
         record, replaying only the entries after it. After a long replay, or when stale
         checkpoints were found, the state reached is kept as the game's one checkpoint."""
+        if head == 0:  # a game not begun (a new one): no entry to replay, no checkpoint to read
+            return
         stored = self._stored(head)
         if stored is not None:
             self.head, self.state = stored

@@ -286,6 +286,11 @@ class Store:
         if self.after_commit is not None:
             self.after_commit(milestone)
 
+    def rolls_reach(self, gid: int) -> int:
+        """The furthest entry the game's dice audit holds a roll for (0: none)."""
+        row = self.db.execute("SELECT MAX(seq) FROM rolls WHERE game = ?", (gid,)).fetchone()
+        return int(row[0] or 0)
+
     def rolls(self, gid: int, seq: int | None = None) -> list[MadeRoll]:
         """The game's device rolls in the order made (only those at entry ``seq``, if given)."""
         sql = "SELECT n, seq, lines, again FROM rolls WHERE game = ?"

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import pathlib
 import random
+import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import ImageDraw
 
 from companion.games import GAMES
@@ -20,7 +23,7 @@ from companion.session import Session
 from companion.store import Store
 from companion.ui.draw import blank, recording
 from companion.ui.driver import Driver
-from companion.ui.play import PlayScreen
+from companion.ui.play import PlayScreen, listed_faces
 from tests.consoles import ConsoleBox
 from tests.harness import Harness, Host
 from tests.playout import answer, players_for
@@ -85,8 +88,10 @@ def test_a_device_roll_and_an_undone_roll_used_again_are_applied_once(
 
 
 def fresh_view(store: Store, gid: int) -> tuple[Any, ...]:
-    """What a session opened afresh on the stored game says about its position."""
+    """What a session opened afresh on the stored game says about its position, asking the
+    store for undone rolls at every prompt (never skipping the query as past the audit)."""
     session = Session(store, gid)
+    session._rolls_reach = sys.maxsize
     ask = session.prompt()
     rolls = [a for a in (ask.answers if ask else ()) if isinstance(a, Roll)]
     return (session.prompt(), session.summary(), session.over(), session.outcome(),
@@ -172,6 +177,52 @@ def test_redrawing_and_moving_the_cursor_read_nothing_from_the_store(tmp_path: p
     assert isinstance(screen, PlayScreen) and screen.items()[0].label.startswith("Use ")
     assert statements == []
     box.close()
+
+
+def test_rolling_forward_asks_the_store_for_no_undone_roll(store: Store) -> None:
+    """No undone roll can wait past the furthest entry the dice audit reaches: playing on
+    with device rolls reads no rolls from the store, however long the game; after an undo
+    the roll is looked up, and offered."""
+    session = Session.new(store, replay_text("game leaf-climbers\nplayers Ann Bob\n").header)
+    screen = PlayScreen(session, Host(), rng=random.Random(3))
+    screen.items()
+    statements: list[str] = []
+    store.db.set_trace_callback(statements.append)
+    dice_prompts = 0
+    for _ in range(12):
+        ask = session.prompt()
+        assert ask is not None
+        rolls = [a for a in ask.answers if isinstance(a, Roll)]
+        if rolls:
+            dice_prompts += 1
+            screen.roll(rolls[0])
+        else:
+            session.play([Line(ask.actor, "stay")])
+            screen.changed()
+        screen.items()
+    def lookups() -> list[str]:
+        return [sql for sql in statements if sql.startswith("SELECT") and "FROM rolls" in sql]
+    assert dice_prompts >= 6 and not lookups()
+    screen.undo()
+    assert screen.items()[0].label.startswith("Use ")
+    assert lookups()
+    store.db.set_trace_callback(None)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(1, 8), min_size=1, max_size=2), st.sampled_from(["", "leaf 1 of 3"]),
+       st.booleans(), st.sampled_from(["Ann", "table"]))
+def test_a_dice_prompts_listed_faces_are_the_same_kept_or_worked_out(
+        sides: list[int], chance: str, named: bool, actor: str) -> None:
+    """The faces listed for a die are kept per roll asked: what is kept is what working
+    them out gives, for every roll asked again, and cannot be changed by a caller."""
+    names = tuple(f"s{face}" for face in range(1, max(sides) + 1)) if named else ()
+    ask = Roll(actor, "roll", tuple(sides), tuple(f"d{n}" for n in sides), chance=chance, names=names)
+    worked_out = tuple(listed_faces.__wrapped__(ask))
+    assert listed_faces(ask) == worked_out
+    assert listed_faces(Roll(actor, "roll", tuple(sides), tuple(f"d{n}" for n in sides),
+                             chance=chance, names=names)) == worked_out
+    assert isinstance(listed_faces(ask), tuple)
 
 
 def test_dice_from_a_reader_are_applied_once_even_a_die_at_a_time(

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import heapq
+import sys
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from types import MappingProxyType
@@ -133,6 +134,14 @@ def neighbours(square: Square) -> tuple[Square, ...]:
     return tuple((c, r) for c, r in steps if 1 <= c <= SIZE and 1 <= r <= SIZE)
 
 
+#: Every square in index order, and each square's neighbours by index: worked out once,
+#: so that a search over the board (after every roll, on the loop's thread) does no
+#: arithmetic on squares.
+SQUARES: tuple[Square, ...] = tuple((c, r) for r in range(1, SIZE + 1) for c in range(1, SIZE + 1))
+ADJACENT: tuple[tuple[int, ...], ...] = tuple(tuple(index(n) for n in neighbours(square))
+                                              for square in SQUARES)
+
+
 # One press asks for the same position's costs several times: the move prompt does twice
 # (what is reachable, and each square's note), the move's check once more. Worked out once,
 # and read-only, so that no caller can change what the next one reads.
@@ -144,19 +153,21 @@ def move_costs(elevation: tuple[int, ...], start: Square) -> Mapping[Square, int
     >>> move_costs(flat, (1, 1))[(3, 2)]
     3
     """
-    best = {start: 0}
-    queue = [(0, start)]
+    first = index(start)
+    best = [sys.maxsize] * len(SQUARES)
+    best[first] = 0
+    queue = [(0, first)]
     while queue:
-        cost, square = heapq.heappop(queue)
-        if cost > best[square]:
+        cost, here = heapq.heappop(queue)
+        if cost > best[here]:
             continue
-        here = elevation[index(square)]
-        for step in neighbours(square):
-            total = cost + step_cost(here, elevation[index(step)])
-            if total < best.get(step, total + 1):
+        height = elevation[here]
+        for step in ADJACENT[here]:
+            total = cost + step_cost(height, elevation[step])
+            if total < best[step]:
                 best[step] = total
                 heapq.heappush(queue, (total, step))
-    return MappingProxyType(best)
+    return MappingProxyType(dict(zip(SQUARES, best, strict=True)))
 
 
 @valueclass
@@ -365,7 +376,7 @@ class LeafClimbers(Game[State]):
 
     @staticmethod
     def _crowd(state: State, square: Square) -> int:
-        return sum(1 for at in state.positions if at == square)
+        return state.positions.count(square)
 
     def _move_refusal(self, state: State, at: Square, target: Square, cost: int) -> IllegalLine | None:
         """Why the mover on ``at`` may not end on ``target`` at ``cost``; ``None`` when they

@@ -14,6 +14,7 @@ discarded since the last reshuffle), so that it can refuse a card nobody can hol
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Any, ClassVar, TypedDict
@@ -39,6 +40,7 @@ from companion.games.frozen import replace
 
 TERRAINS = ("forest", "water", "mountain", "swamp", "desert")
 MEADOW = "meadow"
+TILE_KINDS = (*TERRAINS, MEADOW)  # as ``State.tiles`` counts them
 DEFAULT_DECK = "0,0,1,1,2,2,2,3,3,4,4"
 FULL_HAND = 6  # a refill draws up to this, and the last seat is dealt this many
 STARTER = 2  # the value of the card that starts each terrain pile
@@ -148,6 +150,52 @@ def cards_to_deal(deck: tuple[int, ...]) -> int:
 def joins(pile: tuple[int, ...], value: int) -> bool:
     """Whether a card joins its pile: not above the pile's lowest card."""
     return value <= min(pile)
+
+
+def landing(pile: tuple[int, ...], tiles: tuple[int, ...], terrain: int,
+            value: int) -> tuple[int, int | None]:
+    """Where a card played on its terrain's pile lands, as (movement points, index in
+    ``tiles`` of the tile laid or ``None``): joining the pile scores the pile's new sum;
+    starting a new pile scores the card's value and lays the terrain's own tile if one is
+    left, else a meadow, else nothing.
+
+    >>> landing((2, 1), (3, 3, 3, 3, 3, 6), 0, 1)
+    (4, None)
+    >>> landing((2, 1), (0, 3, 3, 3, 3, 6), 0, 3)
+    (3, 5)
+    """
+    if joins(pile, value):
+        return sum(pile) + value, None
+    return value, next((index for index in (terrain, len(TERRAINS)) if tiles[index]), None)
+
+
+def possible(pile: tuple[int, ...], seen: tuple[int, ...], deck: tuple[int, ...], value: int) -> bool:
+    """Whether some card of this value is out of sight (could be in a hand): the deck has
+    more of it than its terrain's pile and the cards seen hold."""
+    return deck.count(value) > pile.count(value) + seen.count(value)
+
+
+#: A card's gain: its value, the movement points, whether it starts a new pile, the tile laid.
+CardGain = tuple[int, int, bool, str | None]
+
+
+# The prompt (the richest card of each terrain) and the summary (every card's gain) ask
+# this for the same position after each change: worked out once, and immutable.
+@functools.lru_cache(maxsize=64)
+def card_gains(pile: tuple[int, ...], seen: tuple[int, ...], deck: tuple[int, ...],
+               tiles: tuple[int, ...], terrain: int) -> tuple[CardGain, ...]:
+    """Per card value that may still be in a hand, what playing it on ``pile`` does now,
+    read from where it lands (no state is built per card).
+
+    >>> card_gains((2,), (), (0, 0, 1, 2, 3), (3, 3, 3, 3, 3, 6), 0)  # the only 2 is in sight
+    ((0, 2, False, None), (1, 3, False, None), (3, 3, True, 'forest'))
+    """
+    out = []
+    for value in sorted(set(deck)):
+        if possible(pile, seen, deck, value):
+            points, laid = landing(pile, tiles, terrain, value)
+            out.append((value, points, not joins(pile, value), None if laid is None else TILE_KINDS[laid]))
+    return tuple(out)
 
 
 def put(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
@@ -340,8 +388,7 @@ class QuickLemmings(Game[State]):
     @staticmethod
     def _possible(state: State, terrain: int, value: int) -> bool:
         """Whether some card of this terrain and value is out of sight (could be in a hand)."""
-        in_sight = state.piles[terrain].count(value) + state.seen[terrain].count(value)
-        return state.deck.count(value) > in_sight
+        return possible(state.piles[terrain], state.seen[terrain], state.deck, value)
 
     @staticmethod
     def _played(state: State) -> Played | None:
@@ -355,19 +402,18 @@ class QuickLemmings(Game[State]):
         """The card of this terrain worth most movement points now, among those that may be
         in a hand, as (points, value): the one a player reaches for first. Of two worth the
         same, the higher (it also starts a new pile and lays a tile)."""
-        return max(((gain["points"], gain["value"]) for gain in self._gains(state, terrain)),
+        return max(((points, value) for value, points, _, _ in self._card_gains(state, terrain)),
                    default=(0, min(state.deck)))
 
     def _gains(self, state: State, terrain: int) -> list[Gain]:
         """Per card value that may still be in a hand: the points a play of it on this
         pile gives now, whether it starts a new pile, and the tile that would be laid."""
-        out: list[Gain] = []
-        for value in sorted(set(state.deck)):
-            if self._possible(state, terrain, value):
-                after = self._lay(state, terrain, value)
-                out.append({"value": value, "points": after.points,
-                            "new_pile": not joins(state.piles[terrain], value), "tile": after.tile})
-        return out
+        return [{"value": value, "points": points, "new_pile": new_pile, "tile": tile}
+                for value, points, new_pile, tile in self._card_gains(state, terrain)]
+
+    @staticmethod
+    def _card_gains(state: State, terrain: int) -> tuple[CardGain, ...]:
+        return card_gains(state.piles[terrain], state.seen[terrain], state.deck, state.tiles, terrain)
 
     # --- line handlers: each returns the new state, or raises ---
 
@@ -417,15 +463,13 @@ class QuickLemmings(Game[State]):
         """The card on its pile: it joins (points: the pile's sum) or starts a new pile
         (points: its value, and a tile to lay)."""
         pile = state.piles[terrain]
+        points, laid = landing(pile, state.tiles, terrain, value)
         if joins(pile, value):
-            pile += (value,)
-            return replace(state, piles=put(state.piles, terrain, pile), points=sum(pile), tile=None)
+            return replace(state, piles=put(state.piles, terrain, (*pile, value)), points=points,
+                           tile=None)
         seen = put(state.seen, terrain, tuple(sorted(state.seen[terrain] + pile)))
         tiles, tile = state.tiles, None
-        # The terrain's own tile if one is left, else a meadow, else nothing.
-        for index in (terrain, len(TERRAINS)):
-            if tiles[index]:
-                tiles, tile = put(tiles, index, tiles[index] - 1), (*TERRAINS, MEADOW)[index]
-                break
-        return replace(state, piles=put(state.piles, terrain, (value,)), points=value, tile=tile,
+        if laid is not None:
+            tiles, tile = put(tiles, laid, tiles[laid] - 1), TILE_KINDS[laid]
+        return replace(state, piles=put(state.piles, terrain, (value,)), points=points, tile=tile,
                        tiles=tiles, discards=state.discards + len(pile), seen=seen)

@@ -55,12 +55,13 @@ def transfers(count: int, block: int) -> int:
 def page_bytes(image: Image.Image) -> list[bytes]:
     """A 128x64 1-bit image as 8 pages of 128 bytes, bit 0 the top row of each page.
 
-    Transposing puts each screen column in a row of 8 bytes, most significant bit first;
-    flipping it left to right makes bit 0 the top pixel and reverses the page order, which
-    the stride ``7 - page`` undoes.
+    Turning it a quarter clockwise (a transpose, then a flip left to right, in one step)
+    puts each screen column in a row of 8 bytes, most significant bit first, with bit 0
+    the top pixel and the pages in reverse order, which the stride ``7 - page`` undoes.
     """
-    raw = image.convert("1").transpose(Image.Transpose.TRANSPOSE).transpose(
-        Image.Transpose.FLIP_LEFT_RIGHT).tobytes()
+    if image.mode != "1":
+        image = image.convert("1")
+    raw = image.transpose(Image.Transpose.ROTATE_270).tobytes()
     return [raw[PAGES - 1 - page::PAGES] for page in range(PAGES)]
 
 

@@ -79,7 +79,10 @@ def fit(words: str, size: int, width: int) -> str:
     return words + "~"
 
 
-@lru_cache(maxsize=1024)
+# Room for every string of a long evening (the benchmark session's seven games show 1,177):
+# strings come back in a cycle (a round's questions, results, squares), and an LRU smaller
+# than the cycle misses every time. About 1.5 KB an entry, so at most about 3 MB.
+@lru_cache(maxsize=2048)
 def rendered(words: str, size: int, anchor: str) -> tuple[Image.Image | None, int, int]:
     """A string drawn once as a 1-bit mask, with its offset from the anchor point.
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 import sqlite3
 from collections.abc import Callable, Sequence
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any
 
 from PIL import ImageDraw
@@ -73,7 +73,11 @@ def result_line(events: Sequence[str]) -> str:
 LISTED_FACES = 6
 
 
-def listed_faces(ask: Roll) -> list[Choice]:
+# A dice prompt's answers ask for its faces up to four times after each change (the
+# cursor's start, the menu lines); the same roll asked again (every player's d4) has the
+# same faces. Immutable, so kept.
+@lru_cache(maxsize=32)
+def listed_faces(ask: Roll) -> tuple[Choice, ...]:
     """A typed die's faces as answers, one press each; none for several dice, named faces
     (squares) or a die too large to scroll through (a d20 is typed on the faces screen).
 
@@ -81,11 +85,11 @@ def listed_faces(ask: Roll) -> list[Choice]:
     ['Rolled 1', 'Rolled 2', 'Rolled 3', 'Rolled 4']
     """
     if len(ask.sides) != 1 or ask.names or ask.sides[0] > LISTED_FACES:
-        return []
-    return [Choice(f"Rolled {face}", ask.line((face,)), ask.chance) for face in range(1, ask.sides[0] + 1)]
+        return ()
+    return tuple(Choice(f"Rolled {face}", ask.line((face,)), ask.chance) for face in range(1, ask.sides[0] + 1))
 
 
-def middle_face(faces: list[Choice]) -> Choice:
+def middle_face(faces: Sequence[Choice]) -> Choice:
     """Where a listed die starts: no face is likelier than another, so on the middle one
     (the lower of two), from which every face is fewest presses away on average ("Roll
     for me" closes the ring between the last face and the first)."""

@@ -21,6 +21,7 @@ from companion.games.leaf_climbers import (
     capacity,
     index,
     move_costs,
+    neighbours,
     step_cost,
     total_capacity,
 )
@@ -113,6 +114,25 @@ def test_down_steps_cost_two_whatever_the_drop() -> None:
     heights = board({(1, 1): 6})
     assert move_costs(heights, (1, 1))[(2, 1)] == 2
     assert move_costs(heights, (2, 1))[(1, 1)] == 7
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 6), min_size=36, max_size=36), st.integers(1, 6), st.integers(1, 6))
+def test_move_costs_are_the_cheapest_walks(heights: list[int], column: int, row: int) -> None:
+    """The search's costs equal the cheapest walk found by relaxing every step until
+    nothing improves (no queue, no order): on any board, from any square."""
+    elevation, start = tuple(heights), (column, row)
+    squares = [(c, r) for c in range(1, 7) for r in range(1, 7)]
+    cheapest = {square: 0 if square == start else 10**6 for square in squares}
+    changed = True
+    while changed:
+        changed = False
+        for square in squares:
+            for step in neighbours(square):
+                walk = cheapest[square] + step_cost(elevation[index(square)], elevation[index(step)])
+                if walk < cheapest[step]:
+                    cheapest[step], changed = walk, True
+    assert dict(move_costs(elevation, start)) == cheapest
 
 
 def test_unreachable_square_is_refused_with_its_cost() -> None:

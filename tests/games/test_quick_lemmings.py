@@ -4,6 +4,7 @@ see it, illegal lines with their error class, and the card-count invariants."""
 from __future__ import annotations
 
 import itertools
+import random
 from typing import Any
 
 import pytest
@@ -38,6 +39,7 @@ from companion.games.quick_lemmings import (
 from companion.record import RecordError, replay_text
 from tests.games.records import Records
 from tests.games.scenarios import total
+from tests.playout import playout
 
 GAME = QuickLemmings()
 NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
@@ -342,6 +344,29 @@ def test_the_summary_says_what_the_turn_played_and_what_each_card_would_give() -
 def test_a_card_that_cannot_be_in_a_hand_gains_nothing() -> None:
     s = replay("Ann play desert 0", "Bob play desert 0")
     assert [g["value"] for g in s["gains"]["desert"]] == [1, 2, 3, 4]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32), st.integers(2, 5), st.integers(0, 60))
+def test_each_cards_gain_is_what_playing_it_does(seed: int, count: int, steps: int) -> None:
+    """The summary's gains (the prompt's richest card too) are read without playing each
+    card: every one must be what the card does when it is played, on any position."""
+    state, _ = playout(GAME, NAMES[:count], random.Random(seed), steps=steps)
+    if state.over or not state.hands[state.turn]:
+        return
+    who = state.players[state.turn]
+    gains = GAME.details(state)["gains"]
+    for terrain, kind in enumerate(TERRAINS):
+        for gain in gains[kind]:
+            after = GAME.apply(state, Line(who, "play", (kind, str(gain["value"]))))
+            laid = [name for name, old, new in zip((*TERRAINS, "meadow"), state.tiles, after.tiles,
+                                                    strict=True) if new == old - 1]
+            assert (gain["points"], gain["tile"], gain["new_pile"]) == (
+                after.points, laid[0] if laid else None, after.piles[terrain] == (gain["value"],))
+        best = max(((g["points"], g["value"]) for g in gains[kind]), default=(0, min(state.deck)))
+        ask = GAME.prompt(state)
+        assert ask is not None
+        assert ask.answers[terrain].fields[0].default == best[1]  # type: ignore[union-attr]
 
 
 # --- the end ---
