@@ -28,7 +28,6 @@ Outcome(termination=<Termination.GOAL: 'goal reached'>, winners=('Ann',))
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, ClassVar, TypedDict
 
@@ -45,7 +44,9 @@ from companion.games.base import (
     Summary,
     Verb,
     number,
+    valueclass,
 )
+from companion.games.frozen import replace
 
 SIDES = 6
 PIG = 1  # the face that loses the turn's points
@@ -80,7 +81,7 @@ def parse_goal(value: str) -> int:
     return number(value, 10, 1000, "the goal")
 
 
-@dataclass(frozen=True)
+@valueclass
 class State:
     """A game in progress: a value, never changed in place (apply returns a new one)."""
 
