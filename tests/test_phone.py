@@ -404,3 +404,20 @@ def test_the_record_marks_undone_device_rolls_as_the_export_does(box: Box) -> No
     lines = json.loads(box.get(box.page("record"))[1])
     assert lines == ["table roll 1 2", "# undone: table roll 6 2"]  # newest first
     assert lines[::-1] == live.record().splitlines()[2:]
+
+
+def test_stopping_the_view_after_its_loop_lost_its_wake_up_pipe_still_stops_it(tmp_path: pathlib.Path) -> None:
+    """The server's loop can close its own wake-up pipe (on an error of its own) before the
+    view is stopped: stopping must still close every socket, at once, not fail on the
+    closed pipe (seen once in a teardown, as EBADF), and end the loop's thread, freeing
+    the port for the view to be turned on again."""
+    served = web.PhoneServer("127.0.0.1", 0, "t" * 26, str(tmp_path / "games.sqlite"))
+    port = served.port
+    served.server.trigger.close()  # as the loop does when the pipe errs
+    started = time.monotonic()
+    served.close()
+    assert time.monotonic() - started < 3
+    assert not served.server._map  # every socket closed
+    assert not served.thread.is_alive()
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()

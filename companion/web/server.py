@@ -13,6 +13,7 @@ enough to swap a reference.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import logging
@@ -298,5 +299,15 @@ class PhoneServer:
         self.hub.close_pages()
         self.server.task_dispatcher.shutdown(timeout=2)
         # The loop's own thread closes its sockets (waitress is not thread-safe otherwise).
-        self.server.trigger.pull_trigger(lambda: wasyncore.close_all(self.server._map))
+        try:
+            self.server.trigger.pull_trigger(lambda: wasyncore.close_all(self.server._map))
+        except OSError:
+            # The loop has closed its wake-up pipe itself (after an error of its own), so
+            # nothing can hand it work: close what is left from here. Closing a socket
+            # does not wake a select on it in another thread (nor free the port), shutting
+            # it down does: the loop wakes, finds its map empty and ends.
+            for channel in list(self.server._map.values()):
+                with contextlib.suppress(OSError, AttributeError):
+                    channel.socket.shutdown(socket.SHUT_RDWR)
+            wasyncore.close_all(self.server._map)
         self.thread.join(timeout=5)
