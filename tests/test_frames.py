@@ -37,7 +37,8 @@ HANDED_FRAME = 1030  # the same handed to luma's serial interface (its commands 
 #: 25% and 73%; with a one-line result's letters in one page, 12%, 24% and 68%; with the
 #: question's and the result's letters in pages of their own, the hint and the arrows in
 #: the answer's last page, and the check in the play screen's rows, 11%, 20% and 51%;
-#: with leaf results that leave the count to the question, 11%, 20% and 50%.
+#: with Leaf-Climbers' results leaving the leaves to come and a roll's points to the next
+#: question, 11%, 20% and 49%.
 MOST = {"median": 0.13, "mean": 0.22, "p90": 0.5}
 #: The issue's own measure, bytes handed to the interface: p90 47% (at most half a frame).
 HANDED_P90 = 0.5

@@ -30,8 +30,8 @@ def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...
     if line.verb in ("drop", "leaf"):
         said += dropping(before, after, lines)
     elif line.verb == "roll":
-        roll = line.args[0]
-        said.append(f"{line.actor} rolled {roll}: {roll} point{'' if roll == '1' else 's'}")
+        # The points the roll gives are the next question's ("Ann: move up to 3").
+        said.append(f"{line.actor} rolled {line.args[0]}")
     else:
         seat = names.index(line.actor)
         was, now = before.positions[seat], after.positions[seat]
