@@ -25,12 +25,9 @@ from companion.record import describe
 from companion.session import Session
 from companion.ui.board import BoardScreen
 from companion.ui.draw import (
-    HEIGHT,
     WHITE,
     WIDTH,
-    arrows,
     header,
-    label_and_hint,
     notice,
     wrap,
 )
@@ -38,12 +35,10 @@ from companion.ui.figures import Views, corner
 from companion.ui.games import Screens, screen_title, screens_of
 from companion.ui.reveal import Reveal, plain_picture, shown_lines
 from companion.ui.rows import (
-    ANSWER_BASELINE,
-    ANSWER_LINE,
-    ARROWS_TOP,
     PANEL,
     QUESTION_BASELINE,
     RULE,
+    answer_row,
     fits_banner,
     question_line,
     result_banner,
@@ -276,9 +271,9 @@ class PlayScreen(Screen):
         numbers = [Field(label, 1, sides, names=ask.names) for label, sides in zip(ask.labels, ask.sides)]
         def done(faces: tuple[int, ...]) -> None:
             self.type_faces(ask.line(faces))
-        self.host.push(Numbers(ask.label, numbers, done, first_digit,
+        self.host.push(Numbers(ask.label, numbers, done, self.backdrop, first_digit,
                                carry=not ask.names,  # named faces (squares) never repeat
-                               backdrop=self.backdrop, question=self.question_row))
+                               question=self.question_row))
 
     def type_faces(self, line: Line) -> None:
         """Log faces the table rolled and typed in (the cursor offers that way next time)."""
@@ -293,7 +288,7 @@ class PlayScreen(Screen):
 
         def done(got: tuple[int, ...]) -> None:
             self.check(form.line(got), lambda: self.fill_form(form, got), title)
-        self.host.push(Numbers(title, fields or form.fields, done, backdrop=self.backdrop))
+        self.host.push(Numbers(title, fields or form.fields, done, self.backdrop))
 
     def check(self, line: Line, change: Callable[[], None] | None = None, question: str = "") -> None:
         """Log a line the player picked; where the game previews it (a fish sum), show that
@@ -448,10 +443,8 @@ class PlayScreen(Screen):
         if not items:
             return
         item = items[self.cursor]
-        draw.line((0, ANSWER_LINE, WIDTH - 1, ANSWER_LINE), fill=WHITE)
         hint = item.hint or f"{self.cursor + 1}/{len(items)}"
-        label_and_hint(draw, (9, ANSWER_BASELINE), WIDTH - 1, item.label, hint, 12, hint_baseline=HEIGHT - 1)
-        arrows(draw, 0, ARROWS_TOP, HEIGHT - 1, self.cursor > 0, self.cursor < len(items) - 1, 2)
+        answer_row(draw, item.label, hint, self.cursor > 0, self.cursor < len(items) - 1)
 
     def question(self, ask: Prompt | None) -> str:
         """The question in words: the prompt's, the companion's move, or who won."""

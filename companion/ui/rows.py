@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PIL import ImageDraw
 
-from companion.ui.draw import BLACK, HEADER, HEIGHT, WHITE, WIDTH, length, text, wrap
+from companion.ui.draw import BLACK, HEADER, HEIGHT, WHITE, WIDTH, arrows, label_and_hint, length, text, wrap
 
 #: The lit rule under the top bar, always drawn: the last row of the top bar's page of
 #: memory (rows 8-15). A result's box starts on it, so the box coming and going never
@@ -70,3 +70,12 @@ def question_line(draw: ImageDraw.ImageDraw, question: str) -> None:
     """The question, in smaller type if it is long."""
     size = 11 if length(question, 11) <= WIDTH - 4 else 10
     text(draw, (2, QUESTION_BASELINE), question, size)
+
+
+def answer_row(draw: ImageDraw.ImageDraw, label: str, hint: str, up: bool, down: bool) -> None:
+    """The answer under the cursor, under the line that ends the question: its small hint
+    on the right and the arrows that say there are more answers above or below, both in
+    the last page of memory (the label's tops reach the page above)."""
+    draw.line((0, ANSWER_LINE, WIDTH - 1, ANSWER_LINE), fill=WHITE)
+    label_and_hint(draw, (9, ANSWER_BASELINE), WIDTH - 1, label, hint, 12, hint_baseline=HEIGHT - 1)
+    arrows(draw, 0, ARROWS_TOP, HEIGHT - 1, up, down, 2)

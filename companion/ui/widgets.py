@@ -33,10 +33,9 @@ from companion.ui.draw import (
     wrap,
 )
 from companion.ui.rows import (
-    ANSWER_BASELINE,
     ANSWER_LINE,
-    ARROWS_TOP,
     QUESTION_BASELINE,
+    answer_row,
     fits_banner,
     question_line,
     result_banner,
@@ -211,13 +210,13 @@ class Numbers(Screen):
     """
 
     def __init__(self, title: str, numbers: Sequence[Field],
-                 done: Callable[[tuple[int, ...]], None], first_digit: int | None = None,
-                 carry: bool = False, backdrop: Backdrop | None = None,
+                 done: Callable[[tuple[int, ...]], None], backdrop: Backdrop,
+                 first_digit: int | None = None, carry: bool = False,
                  question: Backdrop | None = None) -> None:
         """``carry``: each number starts at the one before when first reached (dice:
         doubles, and faces read in order, take fewer presses; random faces no more).
-        ``backdrop``: the screen the numbers answer keeps its top bar and panel in view,
-        and the numbers take only the question's and the answer's rows under them.
+        ``backdrop``: the screen the numbers answer, which keeps its top bar and panel in
+        view; the numbers take only the question's and the answer's rows under them.
         ``question``: that screen's question row, kept too where each number's label fits
         beside its value."""
         self.title = title
@@ -237,32 +236,8 @@ class Numbers(Screen):
             self._type(first_digit)
 
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
-        if self.backdrop is not None:
-            self.backdrop(draw)
-            self.draw_below(draw)
-            return
-        header(draw, self.title, f"{self.at + 1}/{len(self.numbers)}")
-        count = len(self.numbers)
-        width = WIDTH // max(count, 1) if count <= 4 else WIDTH // 4
-        first = max(0, self.at - 3)
-        for col, (spec, value) in enumerate(list(zip(self.numbers, self.values))[first:first + 4]):
-            x = col * width
-            here = first + col == self.at
-            if here:
-                draw.rectangle((x + 1, 26, x + width - 2, 50), fill=WHITE)
-            colour = BLACK if here else WHITE
-            text(draw, (x + width // 2, 23), spec.label, 10, WHITE, width - 2, anchor="ms")
-            word = spec.word(value)
-            size = next((s for s in (20, 16) if fit(word, s, width - 4) == word), 12)  # a long name
-            text(draw, (x + width // 2, 47), word, size, colour, width - 4, anchor="ms")
-        last = self.at == len(self.numbers) - 1
-        spec = self.numbers[self.at]
-        span = f"{spec.word(spec.low)}-{spec.word(spec.high)}"  # left out if it crowds (names)
-        if self.message:  # a digit it cannot take, or right at the last number
-            draw.rectangle((0, 52, WIDTH - 1, HEIGHT - 1), fill=WHITE)
-            text(draw, (2, 62), self.message, 10, BLACK)
-        else:
-            label_and_hint(draw, (2, 62), WIDTH - 2, "select: OK" if last else "select: next", span, 10)
+        self.backdrop(draw)
+        self.draw_below(draw)
 
     def draw_below(self, draw: ImageDraw.ImageDraw) -> None:
         """The numbers in the rows of a question and its answer, so that entering them
@@ -421,9 +396,8 @@ class Preview(Screen):
             lines = wrap(self.body, 10)
             result_banner(draw, "\n".join(lines[:2]))
             question_line(draw, " ".join(lines[2:]))
-        draw.line((0, ANSWER_LINE, WIDTH - 1, ANSWER_LINE), fill=WHITE)
-        text(draw, (9, ANSWER_BASELINE), self.choices[self.cursor], 12)  # the arrows say there are two
-        arrows(draw, 0, ARROWS_TOP, HEIGHT - 1, self.cursor > 0, self.cursor == 0, 2)
+        # No "1/2": the arrows say there are two.
+        answer_row(draw, self.choices[self.cursor], "", self.cursor > 0, self.cursor == 0)
 
     def on(self, intent: Intent, host: Host) -> None:
         if intent.kind in ("up", "down"):
