@@ -616,7 +616,7 @@ def capture_run(work: pathlib.Path) -> Run:
 
 
 def report_memory(peaks: dict[str, float], most: float = 40.0) -> None:
-    """Every mode's peak resident memory on one line, against the README's bound."""
+    """Every mode's peak resident memory on one line, against the bound docs/performance.md states."""
     over = [mode for mode, peak in peaks.items() if peak >= most]
     print("peak resident memory by mode, each its own process (never the bench's fork): "
           + ", ".join(f"{mode} {peak:.1f} MB" for mode, peak in peaks.items())

@@ -72,7 +72,7 @@ def check_option(game: Game[Any], key: str, value: str, seen: Iterable[str]) -> 
         raise IllegalLine(f"option {key}: {err}") from None
 
 
-#: The largest record ``companion replay`` reads (README, "Game records"): a thousand times
+#: The largest record ``companion replay`` reads (docs/records.md, "What replay reads"): a thousand times
 #: the longest game we know, yet read through in seconds on a Pi. Larger input is refused
 #: before replay, so that no file, pipe or device can take the memory of the box.
 MAX_RECORD_BYTES = 16 * 1024 * 1024

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Real screenshots for the README: each is the last frame of a scripted run of the daemon
+# Real screenshots for the README and docs/: each is the last frame of a scripted run of the daemon
 # in luma.emulator's capture mode (PNG per frame, 2x). Dice are real device rolls, so the
 # faces change from run to run.
 set -euo pipefail

@@ -2,7 +2,7 @@
 
 :class:`FakePi` starts healthy (an Adafruit Bonnet build, installed and running); tests break
 one thing at a time. ``python -m tests.doctor_pi`` prints the doctor's report of the broken
-Pi that the README shows.
+Pi that docs/raspberry-pi.md shows.
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ class FakePi:
 
 
 def broken_pi(root: pathlib.Path) -> FakePi:
-    """The README's example: a maker's first Bonnet build with the usual mistakes.
+    """docs/raspberry-pi.md's example: a maker's first Bonnet build with the usual mistakes.
 
     I2C enabled but at 100 kHz, the panel at 0x3D, a 1-Wire overlay on the joystick's centre
     (BCM 4), the service user missing from the i2c group, ModemManager installed, and the

@@ -618,8 +618,8 @@ def broken_pi_lines(root: pathlib.Path) -> list[str]:
     return broken_pi(root).report().splitlines()
 
 
-def test_the_readme_shows_the_broken_pi_as_the_doctor_prints_it(tmp_path: pathlib.Path) -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_pi_page_shows_the_broken_pi_as_the_doctor_prints_it(tmp_path: pathlib.Path) -> None:
+    page = (ROOT / "docs" / "raspberry-pi.md").read_text(encoding="utf-8")
     sample = broken_pi(tmp_path).report()
-    assert f"```console\n$ companion doctor\n{sample}```" in readme
+    assert f"```console\n$ companion doctor\n{sample}```" in page
     assert {FAIL, WARN} <= {line.split()[0] for line in sample.splitlines()[:-1]}

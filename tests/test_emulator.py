@@ -1,4 +1,4 @@
-"""The terminal emulator and the command line agree with the README (issue 13 §6): an
+"""The terminal emulator and the command line agree with the docs (issue 13 §6): an
 80x24 terminal shows the screen's words as letters and the whole help line, and pygame's
 greeting stays out of the output."""
 

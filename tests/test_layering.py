@@ -1,4 +1,4 @@
-"""The layering the README's Development section states, read from the imports themselves.
+"""The layering docs/development.md states, read from the imports themselves.
 
 Every ``import`` of a companion module anywhere in a file counts, at the top or inside a
 function. ``KNOWN`` lists the imports that break a rule today, each with why: it may only

@@ -65,7 +65,7 @@ def test_the_unit_has_no_network_and_no_listening_socket() -> None:
     assert keys["RestrictAddressFamilies"] == ["AF_UNIX"]  # sd_notify and the journal only
     assert keys["IPAddressDeny"] == ["any"]
     assert not {"Sockets", "ListenStream", "ListenDatagram", "IPAddressAllow"} & set(keys)
-    # The one socket is the phone view's, installed only with its drop-in (README).
+    # The one socket is the phone view's, installed only with its drop-in (docs/phone.md).
     assert [p.name for p in UNIT.parent.glob("*.socket")] == ["companion-phone.socket"]
     assert "Sockets=companion-phone.socket" in (UNIT.parent / "phone-view.conf").read_text()
 
