@@ -141,7 +141,8 @@ class Race:
         if action not in self.left[seat] or not self.can_do(seat, action):
             raise Illegal(f"no {action} that can be done now")
         self.left[seat].remove(action)
-        self.last[seat] = kind(action)
+        if action != "repair":  # a repair moves nothing: it keeps the run-up
+            self.last[seat] = kind(action)
         if kind(action) in ("move", "drift"):
             self.may_drift[seat] = kind(action) == "move"
         elif action == "repair":

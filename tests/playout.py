@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from companion.dice import device_roll
-from companion.games.base import Choice, Form, Game, Grid, IllegalLine, Line, Prompt, Roll
+from companion.games.base import Answer, Choice, Form, Game, Grid, IllegalLine, Line, Prompt, Roll
 from companion.record import Header
 from companion.session import Session
 from companion.store import Store
@@ -19,9 +19,15 @@ NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
 TRIES = 2000
 
 
+def usable(answers: Iterable[Answer]) -> tuple[Answer, ...]:
+    """The answers that can be logged now: not a form listed only to say why not."""
+    return tuple(a for a in answers if not (isinstance(a, Form) and a.refusal))
+
+
 def answer(game: Game[Any], state: Any, ask: Prompt, rng: random.Random) -> Line:
     """A legal line drawn from the prompt: extras now and then, else a required answer."""
-    pool = ask.answers if ask.answers and (not ask.extras or rng.random() < 0.85) else ask.extras
+    extras = usable(ask.extras)
+    pool = ask.answers if ask.answers and (not extras or rng.random() < 0.85) else extras
     option = rng.choice(pool)
     if isinstance(option, Choice):
         return option.line
@@ -50,7 +56,7 @@ def playout(game: Game[Any], players: tuple[str, ...], rng: random.Random, steps
     for _ in range(steps):
         ask = game.prompt(state)
         # Over: stop, or now and then log a line the rules still accept after the end.
-        if ask is None or (not ask.answers and (not ask.extras or rng.random() < 0.5)):
+        if ask is None or (not ask.answers and (not usable(ask.extras) or rng.random() < 0.5)):
             break
         line = answer(game, state, ask, rng)
         state = game.apply(state, line)

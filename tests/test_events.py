@@ -21,7 +21,7 @@ from companion.ui.rows import result_rows
 from companion.ui.widgets import Numbers
 from tests.entries import with_states
 from tests.harness import Harness
-from tests.playout import answer
+from tests.playout import answer, usable
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 RECORDS = [p for p in sorted(GOLDEN.glob("*/*.record")) if p.with_suffix(".json").exists()]
@@ -83,7 +83,7 @@ def test_any_legal_entry_is_told(game_id: str) -> None:
         state = Header(game, players).start()
         for _ in range(300):
             ask = game.prompt(state)
-            if ask is None or not (ask.answers or ask.extras):
+            if ask is None or not (ask.answers or usable(ask.extras)):
                 break
             line = answer(game, state, ask, rng)
             after = game.apply(state, line)
@@ -131,7 +131,7 @@ def test_microbot_tells_rolls_checks_damage_and_the_end() -> None:
     jump = bob + "Ann do jump-2\n"
     assert last(jump) == ("Ann jumps: 1-4 lands",)
     assert last(jump + "Ann roll 1\n") == ("Ann 1: jump landed",)
-    assert last(jump + "Ann roll 5\n") == ("Ann 5: jump failed, health 5", "Ann loses drift-left",
+    assert last(jump + "Ann roll 5\n") == ("Ann 5: jump failed, health 5", "drift-left forfeited",
                                            "turn 1 over")
 
 
@@ -149,7 +149,7 @@ def test_microbot_tells_ties_privileges_and_every_ending() -> None:
     assert last(lap + "Bob do move-2\nBob lap\n") == ("Bob wins on lap 1!",)
     golden = {e for path in GOLDEN.glob("microbot-racers/*.record") if path.with_suffix(".json").exists()
               for events in told(path.read_text()) for e in events}
-    assert {"Bob wrecked: Ann wins!", "both robots wrecked: a draw", "Bob loses repair"} <= golden
+    assert {"Bob wrecked: Ann wins!", "both robots wrecked: a draw", "repair forfeited"} <= golden
 
 
 LEAVES = """game leaf-climbers
@@ -322,3 +322,46 @@ def test_an_entry_from_a_serial_line_is_told_too(tmp_path: pathlib.Path) -> None
     assert isinstance(screen, PlayScreen)
     assert screen.result.startswith("Ann water 4: 4 points, new pile")  # as much as fits
     box.close()
+
+
+FORFEIT = """game microbot-racers
+players Ann Bob
+option side hard
+table roll 1 2
+Ann pick move-1
+Bob pick move-2
+Bob pass
+Ann pick turn-left
+Ann pick jump-2
+Bob pass
+Bob do move-2
+Ann do move-1
+"""
+
+
+def test_microbot_tells_the_forfeit_in_the_entry_that_caused_it() -> None:
+    # the news first: the banner has room for it
+    assert last(FORFEIT + "Ann do turn-left\n") == ("jump-2 forfeited: no run-up", "Ann does turn-left",
+                                                     "turn 1 over")
+    assert result_line(last(FORFEIT + "Ann do turn-left\n")).startswith("Jump-2 forfeited: no run-up")
+    # a repair keeps the run-up: nothing is lost
+    repaired = FORFEIT.replace("turn-left", "repair") + "Ann do repair\n"
+    assert last(repaired) == ("Ann repairs: health 6",)
+    # another player's pick, lost at the last pick (no move yet in the race)
+    start = ("game microbot-racers\nplayers Ann Bob\noption side hard\ntable roll 1 2\nAnn pick jump-2\n"
+             "Bob pick move-1\nBob pass\nAnn pass\nAnn pass\nBob pass\n")
+    assert last(start) == ("Ann's jump-2 forfeited: no run-up", "Bob passes", "Bob acts first")
+
+
+def test_penguin_panic_tells_which_way_all_sixes_with_ability_1_went() -> None:
+    wild = ("game penguin-panic\nplayers Ann Bob Cat\ntable line\nAnn ability 7\nBob ability 1\n"
+            "Cat ability 6\nBob bribe 1\nCat bribe 2\nAnn bribe 3\nBob roll 6 6\n")
+    assert last(wild) == ("Bob 6 6: place or roll",)
+    assert last(wild + "Bob place 3 1 0\n") == ("Bob placed on the 6s: circle 3", "Bob: no fish (0)")
+    assert last(wild + "Bob roll 2 4\n") == ("Bob rolls all again: 2 4",)
+    assert last(wild + "Bob roll 6 6\n") == ("Bob rolls all again: 6 6: place or roll",)
+    forced = "game penguin-panic\nplayers Ann Bob\n" + "\n".join(
+        ["table line", "Ann ability 7", "Bob ability 6", "Bob bribe 1", "Ann bribe 2", "Bob bribe 3",
+         "Ann bribe 4", "Bob roll 6 6 6"]) + "\n"
+    assert last(forced) == ("Bob 6 6 6: all sixes, again",)
+    assert last(forced + "Bob roll 1 2 3\n") == ("Bob 1 2 3",)  # no choice: the dice were rolled again

@@ -1,5 +1,6 @@
 """Golden records: each ``tests/golden/GAME/NAME.record`` replays to ``NAME.json``
-(the keys given) or, with ``NAME.error`` holding a line number, fails at that line."""
+(the keys given) or, with ``NAME.error`` holding a line number, fails at that line (and,
+where the file has a second line, with a reason that says those words)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ def test_golden_record(record: pathlib.Path) -> None:
     if error.exists():
         assert run.returncode == 1, run.stderr
         assert run.stdout == ""
-        assert run.stderr.startswith(f"{record}:{error.read_text().strip()}: ")
+        number, _, words = error.read_text().strip().partition("\n")
+        assert run.stderr.startswith(f"{record}:{number}: ")
+        assert words in run.stderr
         return
     assert run.returncode == 0, run.stderr
     got = json.loads(run.stdout)

@@ -21,7 +21,8 @@ HOUSE_DEFAULTS = [
     ("microbot-racers", "", "Both robots wrecked at once: a draw"),
     ("microbot-racers", "first", "both lose it and you roll"),
     ("microbot-racers", "pick", "The card's spaces"),
-    ("microbot-racers", "do", "anything between breaks the run-up"),
+    ("microbot-racers", "do", "If none left can be done at your go, they are lost"),
+    ("microbot-racers", "do", "A turn, a drift or a jump breaks it"),
     ("microbot-racers", "do", "a forward move between two drifts, even across turns"),
     ("microbot-racers", "do", "Forward: a move, even one stopped at once, or a landed jump"),
     ("microbot-racers", "do", "+1 health, up to 6"),
@@ -38,12 +39,14 @@ HOUSE_DEFAULTS = [
     ("penguin-panic", "", "red, yellow, green, blue, purple"),
     ("penguin-panic", "line", "fewer than 12"),
     ("penguin-panic", "bribe", "You cannot pay more fish than you have"),
-    ("penguin-panic", "roll", "All sixes: roll them all again"),
-    ("penguin-panic", "complete", "in the order the table resolves them"),
+    ("penguin-panic", "circles", "A circle nobody bribed counts as the placer's"),
+    ("penguin-panic", "circles", "One player's circles go in the order that player likes"),
+    ("penguin-panic", "score", "the earlier place in the last turn order wins"),
     ("gleebs-and-grues", "end", "also one whose steps were skipped"),
     ("gleebs-and-grues", "end", "a lone gleeb is a stack of one"),
     ("quick-lemmings", "", "even if an opponent's push carried the last one over"),
     ("quick-lemmings", "setup", "0 0 1 1 2 2 2 3 3 4 4"),
+    ("quick-lemmings", "finish", "a pushed lemming is ahead of the one pushing it, so it crosses first"),
 ]
 
 
@@ -71,6 +74,34 @@ def test_every_page_line_fits_the_screen(game: str) -> None:
     """No word runs past the page's text width, where it would be cut off."""
     for page in GAMES[game].pages.values():
         assert all(length(line, 11) <= WIDTH - 10 for line in Page("", page).lines)
+
+
+#: (game, rules page topic, words the table is told there: issue 25's corrections)
+TOLD = [
+    ("penguin-panic", "roll", "All sixes: roll them all again, as no die names a circle"),
+    ("penguin-panic", "roll", "With ability 1, choose: place in any circle, or roll all again"),
+    ("penguin-panic", "place", "A group links from igloo to neighbouring igloo, across circles too"),
+    ("penguin-panic", "place", "never through the unused space in the middle of the yard, only round it"),
+    ("penguin-panic", "place", "The bears block no link"),
+    ("penguin-panic", "circles", "checked in the turn order of the players who bribed their bears, earliest first"),
+    ("penguin-panic", "circles", "one that an earlier removal opened is left alone"),
+    ("quick-lemmings", "turn", "its points move one of your own lemmings"),
+    ("quick-lemmings", "move", "Spend the points on one of your own lemmings, not another player's"),
+    ("quick-lemmings", "play", "A tile may go on bare ground, on an older tile (that one leaves play), "
+                               "or under a lemming"),
+    ("quick-lemmings", "finish", "Lemmings that cross in one move are logged in the order they cross"),
+    ("quick-lemmings", "finish", "The first player with all their lemmings across wins"),
+    ("microbot-racers", "do", "Jump: needs a run-up, a forward move as the robot's last movement"),
+    ("microbot-racers", "do", "A repair keeps it."),
+]
+
+
+@pytest.mark.parametrize(("game", "topic", "words"), TOLD)
+def test_the_table_is_told_the_corrected_rules(game: str, topic: str, words: str) -> None:
+    """Said on the page, and still said once the page is wrapped for the screen."""
+    page = GAMES[game].pages[topic]
+    assert words in page
+    assert words in " ".join(Page("", page).lines)
 
 
 def test_leaf_climbers_d4_page_gives_the_movement_costs() -> None:

@@ -13,6 +13,7 @@ from companion.games.base import Line
 from companion.record import Header
 from companion.session import Session
 from companion.ui.play import PlayScreen
+from companion.ui.rows import result_rows
 from tests.games.scenarios import BOB_FIRST_ANN_ACTS
 from tests.harness import Harness
 
@@ -27,10 +28,10 @@ def box(tmp_path: pathlib.Path) -> Iterator[Harness]:
     harness.close()
 
 
-def open_race(box: Harness, *lines: str) -> Session:
+def open_race(box: Harness, *lines: str, options: tuple[tuple[str, str], ...] = ()) -> Session:
     """A stored race after ``lines``, open on the play screen."""
     assert GAME is not None
-    session = Session.new(box.store, Header(GAME, ("Ann", "Bob")))
+    session = Session.new(box.store, Header(GAME, ("Ann", "Bob"), options))
     for text in lines:
         session.play([Line.parse(text)])
     box.app.open(session.gid)
@@ -132,3 +133,53 @@ def test_the_rules_page_of_the_check_says_what_the_switch_does(box: Harness) -> 
     assert box.shows("changes the track:", 11)
     box.press("down")
     assert box.shows("the robots (the box", 11)
+
+
+# --- the run-up, and picks lost on the way ---
+
+HARD = (("side", "hard"),)
+#: Ann is P1 and has moved; a turn and a jump are left to her.
+ANN_MOVED = ("table roll 1 2", "Ann pick move-1", "Bob pick move-2", "Bob pass", "Ann pick turn-left",
+             "Ann pick jump-2", "Bob pass", "Bob do move-2", "Ann do move-1")
+
+
+def labels(box: Harness) -> list[str]:
+    top = box.app.top
+    assert isinstance(top, PlayScreen)
+    return [item.label for item in top.items()]
+
+
+def test_the_result_of_an_entry_that_forfeits_a_pick_says_so(box: Harness) -> None:
+    session = open_race(box, *ANN_MOVED, options=HARD)
+    assert box.shows("Ann: do an action", 11)
+    down_to(box, "turn-left")
+    box.press("select")
+    assert stored(box, session)[-1] == ("Ann do turn-left", False)
+    size, rows = result_rows("Jump-2 forfeited: no run-up")  # the news first in the result
+    assert all(box.shows(row, size) for row in rows)
+    assert box.shows("Who is P1 this turn?", 11)  # nothing left to do: the jump is gone
+
+
+def test_a_repair_keeps_the_run_up_on_the_box(box: Harness) -> None:
+    lines = [line.replace("turn-left", "repair") for line in ANN_MOVED]
+    session = open_race(box, *lines, options=HARD)
+    down_to(box, "repair")
+    box.press("select")
+    assert stored(box, session)[-1] == ("Ann do repair", False)
+    assert "jump-2" in labels(box) and box.shows("Ann: do an action", 11)
+    down_to(box, "jump-2")
+    box.press("select")
+    assert stored(box, session)[-1] == ("Ann do jump-2", False)
+    assert box.shows("Jump: 1-4 is safe", 11)
+
+
+def test_the_do_rules_page_says_a_repair_keeps_the_run_up(box: Harness) -> None:
+    open_race(box, *ANN_MOVED, options=HARD)
+    box.long_press()
+    box.press("down")  # Undo, then the rules of this step
+    box.press("select")
+    words = " ".join(text for text, _ in box.texts())
+    for _ in range(12):  # scrolled to its end
+        box.press("down")
+        words += " " + " ".join(text for text, _ in box.texts())
+    assert "A repair keeps it." in words and "breaks it (house" in words

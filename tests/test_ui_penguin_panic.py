@@ -18,6 +18,7 @@ from companion.record import Header, replay_text
 from companion.session import Session
 from companion.ui.draw import HEADER
 from companion.ui.driver import Driver
+from companion.ui.play import PlayScreen
 from companion.ui.rows import PANEL
 from companion.ui.widgets import VALUE_SIZE
 from tests.games.scenarios import ROUND_2P, WILD, whole_game
@@ -60,7 +61,23 @@ def digits(box: Harness, *values: int) -> None:
 
 def entry_shows(box: Harness, word: str) -> bool:
     """Whether a number entry shows ``word`` (its type shrinks to fit a long name)."""
-    return any(box.shows(word, size) for size in (20, 16, 12, 11))
+    return any(box.shows(word, size) for size in (20, VALUE_SIZE, 16, 12, 11))
+
+
+def down_to(box: Harness, label: str, most: int = 16) -> None:
+    """Press down until the play screen's choice is ``label``."""
+    for _ in range(most):
+        if box.says(label) and box.shows(label):
+            return
+        box.press("down")
+    assert box.shows(label), f"{label!r} is not offered"
+
+
+def labels(box: Harness) -> list[str]:
+    """The play screen's lines, in the order down walks them from the top."""
+    top = box.app.top
+    assert isinstance(top, PlayScreen)
+    return [item.label for item in top.items()]
 
 
 def circle_filled(box: Harness, circle: int) -> bool:
@@ -191,11 +208,12 @@ def test_full_circle_is_entered_with_its_colour_by_name(box: Harness) -> None:
     session = open_game(box, *ROUND_2P, "Bob roll 1 2 3", "Bob place 2 3 0")
     assert box.shows("Ann: buy a die?", 11)
     assert box.shows("Roll for me")
-    box.presses("up", "up")  # past "Buy a die", round to the last line: Bob's full circle
-    assert box.shows("+ full circle")
+    box.press("down")  # under the answers: the circles, first the first checked (Bob's 1)
+    box.press("down")
+    assert box.shows("+ full circle 1")
+    down_to(box, "+ full circle 2")  # the one Bob placed in
     box.press("select")
-    assert box.says("Bob: full circle")
-    box.press("select")  # circle 2, the one Bob placed in
+    assert box.says("Bob: full circle 2")
     box.presses("up", "up")
     assert entry_shows(box, "green")
     box.press("select")
@@ -209,7 +227,7 @@ def test_full_circle_is_entered_with_its_colour_by_name(box: Harness) -> None:
 def test_colour_names_follow_the_colours_option(box: Harness) -> None:
     open_game(box, *ROUND_2P, "Bob roll 1 2 3", "Bob place 2 3 0",
               options=(("colours", "white,black,grey,brown,pink"),))
-    box.presses("up", "up", "select", "select")
+    box.presses("down", "down", "select")  # the first circle checked: its colour
     assert entry_shows(box, "white")
     box.press("down")
     assert entry_shows(box, "pink")
@@ -219,14 +237,15 @@ def test_game_over_still_takes_the_last_players_full_circles(box: Harness) -> No
     session = open_game(box, *whole_game())
     assert box.shows("Game over") and box.shows("Bob wins!", 11)
     box.press("down")
-    assert box.shows("+ full circle")
+    assert box.shows("+ full circle 1")  # Bob's bear, checked before Ann's circles
     box.press("select")
-    box.presses("select", "select")  # circle 1, red
+    box.press("select")  # red
     box.presses("down", "select")  # 7 out: 6 back, and the bag holds 10
     box.press("select")
     assert stored(box, session)[-1] == "Ann complete 1 red 7"
     assert box.shows("Game over")
-    box.presses("down", "select", "up", "select", "up", "select", "up", "select")  # 2, yellow, 3
+    down_to(box, "+ full circle 2")
+    box.presses("select", "up", "select", "up", "select")  # yellow, 3
     box.press("select")
     assert stored(box, session)[-1] == "Ann complete 2 yellow 3"
     assert box.shows("Table") and box.shows("Draw the line", 11)  # 12 in the bag: play on
@@ -271,3 +290,94 @@ def test_whole_golden_game_can_be_typed_on_the_box(box: Harness, name: str) -> N
         driver.line(line)
     assert Session(box.store, session.gid).state == record.state
     assert box.shows("Game over")
+
+
+# --- all sixes with ability 1: place anywhere, or roll them all again ---
+
+
+def test_all_sixes_with_ability_1_offer_every_circle_and_roll_all_again(box: Harness) -> None:
+    session = open_game(box, *WILD, players=("Ann", "Bob", "Cat"))
+    digits(box, 6, 6)
+    box.press("select")
+    assert stored(box, session)[-1] == "Bob roll 6 6"
+    assert box.says("Bob: 6s, place or roll")
+    assert box.shows("circle 1")  # the cursor starts on placing
+    assert labels(box)[:7] == ["Roll all again", "Enter faces", "circle 1", "circle 2", "circle 3",
+                               "circle 4", "circle 5"]
+    box.wait(3)  # the roll's result has gone from over the panel: every circle is lit
+    assert all(circle_filled(box, k) for k in range(1, 6))
+    box.presses("down", "down", "select")  # circle 3
+    digits(box, 1)  # linked 1; then 0 coloured, and the check
+    box.presses("select", "select")
+    assert box.shows("- 4 ability", 10)
+    box.press("select")
+    assert stored(box, session)[-1] == "Bob place 3 1 0"
+    assert box.says("Bob placed on the 6s:")  # the result says which way was chosen
+
+
+def test_all_sixes_with_ability_1_may_be_rolled_again(box: Harness) -> None:
+    session = open_game(box, *WILD, "Bob roll 6 6", players=("Ann", "Bob", "Cat"))
+    box.presses("up", "up")  # from circle 1: Enter faces, then Roll all again
+    assert box.shows("Roll all again")
+    box.press("select")
+    line = stored(box, session)[-1]
+    assert line.startswith("Bob roll ") and line != "Bob roll 6 6"
+    assert box.says("Bob rolls all again: ")
+    box.long_press()
+    box.press("select")  # undo: the same faces are offered, never a free re-roll
+    assert f"Use {' '.join(line.split()[2:])} again" in labels(box) and "Roll all again" not in labels(box)
+    assert box.shows("circle 1")  # and the cursor is back on placing
+
+
+def test_all_sixes_typed_again_say_the_choice(box: Harness) -> None:
+    session = open_game(box, *WILD, "Bob roll 6 6", players=("Ann", "Bob", "Cat"))
+    box.press("up")
+    assert box.shows("Enter faces")
+    box.press("select")
+    digits(box, 2, 4)
+    box.press("select")
+    assert stored(box, session)[-1] == "Bob roll 2 4"
+    assert box.says("Bob rolls all again: 2 4")
+    assert box.shows("Bob: place in", 11)
+
+
+def test_all_sixes_without_ability_1_offer_only_the_roll(box: Harness) -> None:
+    open_game(box, *ROUND_2P, "Bob roll 6 6 6")
+    assert box.says("Bob: all 6, roll again")
+    assert not any(label.startswith("circle") for label in labels(box))
+
+
+# --- several full circles: the order the rule text checks them ---
+
+#: Bob placed in circle 1 (turn order Bob, Ann; Bob bribed 1 and 3, Ann 2 and 4; 5 unbribed).
+BOB_PLACED = (*ROUND_2P, "Bob roll 1 2 3", "Bob place 1 1 0")
+
+
+def test_full_circles_are_listed_in_the_order_the_text_checks_them(box: Harness) -> None:
+    open_game(box, *BOB_PLACED)
+    assert labels(box) == ["Buy a die", "Roll for me", "Enter faces", "+ full circle 1", "+ full circle 3",
+                           "+ full circle 5", "+ full circle 2", "+ full circle 4"]
+    box.presses("down", "down")  # from "Roll for me", past "Enter faces"
+    assert box.shows("+ full circle 1")
+    box.press("down")
+    assert box.shows("+ full circle 3")
+
+
+def test_a_circle_that_may_no_longer_come_is_marked_and_says_why(box: Harness) -> None:
+    session = open_game(box, *BOB_PLACED, "Bob complete 2 blue 2")
+    assert [label for label in labels(box) if "circle" in label] == [
+        "+ circle 1 too late", "+ circle 3 too late", "+ circle 5 too late", "+ full circle 4"]
+    box.presses("down", "down")
+    assert box.shows("+ circle 1 too late")
+    box.press("select")
+    assert box.says("circle 1 is checked") and box.says("before circle 2")  # at once: no numbers asked
+    assert stored(box, session)[-1] == "Bob complete 2 blue 2"
+    assert box.shows("Ann: buy a die?", 11) or box.shows("Ann")
+
+
+def test_once_a_circle_is_logged_the_rules_of_this_step_give_the_order(box: Harness) -> None:
+    open_game(box, *BOB_PLACED, "Bob complete 2 blue 2")
+    box.long_press()
+    box.press("down")  # Undo, then the rules of this step
+    box.press("select")
+    assert box.shows("Several circles", 11) and box.shows("full at once: they", 11)

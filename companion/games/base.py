@@ -323,6 +323,10 @@ class Form:
     verb: str
     fields: tuple[Field, ...]
     prefix: tuple[str, ...] = ()
+    #: Why the rules refuse every line of this form now, "" when they do not: the screen
+    #: still lists it (its place in a list means something: a full circle that came too
+    #: late) and says why when it is picked, instead of asking its numbers.
+    refusal: str = ""
 
     def line(self, values: tuple[int, ...]) -> Line:
         """The record line that these values make."""

@@ -62,6 +62,24 @@ class Termination(StrEnum):
     BOTH_WRECKED = "both robots wrecked"
 
 
+class Loss(StrEnum):
+    """Why a picked action was forfeited this turn, as a refusal says it."""
+
+    NO_MOVE_YET = "no run-up before a first move"
+    AFTER_TURN = "no run-up since the turn"
+    AFTER_DRIFT = "no run-up since the drift"
+    AFTER_JUMP = "no run-up since the jump"
+    DRIFT_AGAIN = "no forward move since the drift"
+    BLOCK = "the robot hit a block"
+    ROBOT = "the robot ran into the other robot"
+    MISSED = "the jump failed"
+
+
+#: What broke a jump's run-up, by the kind of the robot's last movement (a move keeps it).
+NO_RUN_UP = {"": Loss.NO_MOVE_YET, "turn": Loss.AFTER_TURN, "drift": Loss.AFTER_DRIFT,
+             "jump": Loss.AFTER_JUMP}
+
+
 class Details(TypedDict):
     """The summary keys of records.md, then extra ones for the screens."""
 
@@ -81,7 +99,7 @@ class RaceSummary(Summary, Details):
 
 
 class NoRunUp(IllegalLine):
-    """A jump whose robot did not move forward just before it."""
+    """A jump whose robot made no forward move since its last turn, drift or jump."""
 
 
 class DriftTooSoon(IllegalLine):
@@ -118,6 +136,11 @@ class NoSwitch(NotActing):
 
 class PuddleLogged(IllegalLine):
     """A second puddle check for the robot that is not acting after the same switch."""
+
+
+class Forfeited(IllegalLine):
+    """An action picked this turn but lost: it could no longer be carried out when its robot's
+    turn to act came, or the robot stopped (an impact, a failed jump)."""
 
 
 class PrivilegeSpent(IllegalLine):
@@ -164,13 +187,22 @@ class Robot:
     health: int = FULL_HEALTH
     laps: int = 0
     privilege: bool = True
-    #: Kind of the robot's previous action (``move``, ``drift``, ``jump``, ``turn``,
-    #: ``repair``), across turns: jumps need a ``move`` just before them.
-    last: str = ""
+    #: Kind of the robot's last action that moved or turned it (``move``, ``drift``,
+    #: ``jump``, ``turn``; "" before any), across turns: a jump needs a ``move`` there. A
+    #: repair moves nothing and leaves it (RULES.md: it keeps the run-up).
+    last_move: str = ""
     #: False from a drift until the next forward move.
     may_drift: bool = True
     #: Picked actions not yet carried out this turn.
     left: tuple[str, ...] = ()
+    #: Picked actions lost this turn, with why, in the order they were lost.
+    forfeited: tuple[tuple[str, Loss], ...] = ()
+
+    def forfeit(self, why: Loss | None = None) -> Robot:
+        """The robot with every action left forfeited: for ``why`` (it stopped), or each
+        for the reason it can no longer be carried out."""
+        lost = tuple((action, why or loss(self, action)) for action in self.left)
+        return replace(self, left=(), forfeited=self.forfeited + lost)
 
 
 @valueclass
@@ -211,10 +243,17 @@ def can_do(robot: Robot, action: str) -> bool:
     """Whether the robot may carry out this picked action now."""
     how = KIND.get(action) or kind(action)
     if how == "jump":
-        return robot.last == "move"
+        return robot.last_move == "move"
     if how == "drift":
         return robot.may_drift
     return True
+
+
+def loss(robot: Robot, action: str) -> Loss:
+    """Why the robot cannot carry out this jump or drift now."""
+    if KIND[action] == "jump":
+        return NO_RUN_UP[robot.last_move]
+    return Loss.DRIFT_AGAIN
 
 
 def stuck(robot: Robot) -> bool:
@@ -261,10 +300,11 @@ class MicrobotRacers(Game[State]):
                 "move longer than your health. The card's spaces are a house default: "
                 "move-1 to 3, drift and turn left or right, repair; the hard side adds "
                 "jump-2 and jump-3.",
-        "do": "Carry out your picks one at a time, P2 first, then taking turns, in any "
-              "order. A pick you cannot carry out is lost.\n"
-              "Jump: the robot's action just before must be a move, even last turn's; "
-              "anything between breaks the run-up (house default).\n"
+        "do": "Carry out your picks one at a time, P2 first, then in turn, in any order. "
+              "If none left can be done at your go, they are lost (house default).\n"
+              "Jump: needs a run-up, a forward move as the robot's last movement, even "
+              "last turn's. A repair keeps it. A turn, a drift or a jump breaks it (house "
+              "default).\n"
               "Drift: a forward move between two drifts, even across turns (house "
               "default). Forward: a move, even one stopped at once, or a landed jump "
               "(house default).\n"
@@ -464,8 +504,14 @@ class MicrobotRacers(Game[State]):
         if can_do(robot, action):
             return None
         if kind(action) == "jump":
-            return NoRunUp(f"{name} needs a move just before a jump")
+            return NoRunUp(f"{name} cannot {action} now: {loss(robot, action)}")
         return DriftTooSoon(f"{name} must move forward between two drifts")
+
+    @staticmethod
+    def _forfeit_refusal(robot: Robot, name: str, action: str) -> Forfeited | None:
+        """Why an action the robot lost this turn cannot be done: the reason it was lost."""
+        why = next((why for lost, why in robot.forfeited if lost == action), None)
+        return None if why is None else Forfeited(f"{name}'s {action} was forfeited: {why}")
 
     # --- line handlers: each returns the new state, or raises ---
     # The last pick ends the picks and a roll or an action's line may end the race or the
@@ -473,9 +519,12 @@ class MicrobotRacers(Game[State]):
     # that, and a do works out who acts next itself (and cannot end the race).
 
     def _new_turn(self, state: State) -> State:
+        robots = state.robots
+        if robots[0].forfeited or robots[1].forfeited:  # the last turn's losses are its own
+            robots = (replace(robots[0], forfeited=()), replace(robots[1], forfeited=()))
         return replace(state, turn=state.turn + 1, phase="first", p1=None, rolled=False,
                        claims=(), picks=(), acting=None, action="", halted=False, lapped=False,
-                       switch="")
+                       switch="", robots=robots)
 
     def _first_roll(self, state: State, seat: int, line: Line) -> State:
         if seat != -1:
@@ -519,15 +568,19 @@ class MicrobotRacers(Game[State]):
         return self._settle(state) if len(state.picks) == len(PICK_ORDER) else state
 
     def _do(self, state: State, seat: int, line: Line) -> State:
-        if state.phase != "do":
-            raise IllegalLine("actions are carried out after all six picks")
-        if seat != state.to_act:
-            raise NotYourTurn(f"it is {state.players[state.to_act]}'s action")
         if len(line.args) == 2 and line.args == ("repair", "pit"):
             action, pit = "repair", True
         else:
             expect_args(line, 1, "ACTION")
             action, pit = line.args[0], False
+        # An action lost this turn says why, whoever's go it is (the turn may even be over).
+        lost = self._forfeit_refusal(state.robots[seat], state.players[seat], action)
+        if lost is not None:
+            raise lost
+        if state.phase != "do":
+            raise IllegalLine("actions are carried out after all six picks")
+        if seat != state.to_act:
+            raise NotYourTurn(f"it is {state.players[state.to_act]}'s action")
         robot = state.robots[seat]
         refusal = self._do_refusal(robot, state.players[seat], action)
         if refusal is not None:
@@ -535,13 +588,15 @@ class MicrobotRacers(Game[State]):
         how = KIND.get(action) or kind(action)
         left = list(robot.left)
         left.remove(action)
-        changes: dict[str, Any] = {"left": tuple(left), "last": how}
+        changes: dict[str, Any] = {"left": tuple(left)}
+        if how == "repair":
+            changes["health"] = FULL_HEALTH if pit else min(FULL_HEALTH, robot.health + 1)
+        else:  # a repair moves nothing: the run-up stays
+            changes["last_move"] = how
         if how == "move":
             changes["may_drift"] = True
         elif how == "drift":
             changes["may_drift"] = False
-        elif action == "repair":
-            changes["health"] = FULL_HEALTH if pit else min(FULL_HEALTH, robot.health + 1)
         robots = set_robot(state.robots, seat, replace(robot, **changes))
         to_act, phase = 1 - seat, "do"
         if how != "jump":  # (a jump's roll comes first) who acts next, in the same copy
@@ -561,7 +616,7 @@ class MicrobotRacers(Game[State]):
                 return replace(state, robots=robots, check="")
             return replace(state, check="")
         if state.check == "jump":  # a missed jump also loses the robot's other actions
-            robots = set_robot(state.robots, seat, replace(robot, health=robot.health - 1, left=()))
+            robots = set_robot(state.robots, seat, replace(robot.forfeit(Loss.MISSED), health=robot.health - 1))
             return replace(state, robots=robots, check="", acting=None, action="")
         robots = set_robot(state.robots, seat, replace(robot, health=robot.health - 1))
         return replace(state, robots=robots, check="")
@@ -592,8 +647,8 @@ class MicrobotRacers(Game[State]):
         what = line.args[0]
         if what not in ("block", "robot"):
             raise BadArguments("an impact is with a 'block' or the other 'robot'")
-        robot = state.robots[seat]
-        robots = set_robot(state.robots, seat, replace(robot, health=robot.health - 1, left=()))
+        robot = state.robots[seat].forfeit(Loss.ROBOT if what == "robot" else Loss.BLOCK)
+        robots = set_robot(state.robots, seat, replace(robot, health=robot.health - 1))
         if what == "robot":
             other = robots[1 - seat]
             robots = set_robot(robots, 1 - seat, replace(other, health=other.health - 1))
@@ -641,7 +696,7 @@ class MicrobotRacers(Game[State]):
         carried out are lost, a robot with no picks left is passed over, and with none left
         the turn is ``done``. The robots (changed only by lost picks), the seat and the phase."""
         if stuck(robots[0]) or stuck(robots[1]):
-            first, second = (replace(robot, left=()) if stuck(robot) else robot for robot in robots)
+            first, second = (robot.forfeit() if stuck(robot) else robot for robot in robots)
             robots = (first, second)
         if not robots[to_act].left:
             if not robots[1 - to_act].left:

@@ -11,17 +11,19 @@ state, most important first (the engine's :meth:`events`).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 from companion.games.base import TABLE, Line
-from companion.games.microbot_racers import State, kind
+from companion.games.microbot_racers import Loss, State, kind
 
 
 def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
     """The entry's results: the end of the race first, then what the line did."""
     line = lines[-1]
-    said = [*ending(before, after), *what(before, after, lines), *lost_picks(before, after, line)]
+    # A pick lost for a rule (no run-up) is news the player must see, before what they did;
+    # one lost because the robot stopped follows the impact or the roll that stopped it.
+    said = [*ending(before, after), *lost_picks(before, after, line, ruled=True),
+            *what(before, after, lines), *lost_picks(before, after, line, ruled=False)]
     if before.phase != "done" and after.phase == "done":
         said.append(f"turn {after.turn} over")
     return tuple(said)
@@ -112,13 +114,26 @@ def doing(before: State, after: State, line: Line) -> str:
     return f"{line.actor} does {action}"
 
 
-def lost_picks(before: State, after: State, line: Line) -> list[str]:
-    """Picks forfeited by this entry (they could not be carried out, or the robot stopped)."""
+#: Why picks were lost, as a result says it (the rules page and a refusal say it in full);
+#: "" where the entry itself told it (the robot stopped: an impact, a failed roll).
+WHY = {Loss.NO_MOVE_YET: "no run-up", Loss.AFTER_TURN: "no run-up", Loss.AFTER_DRIFT: "no run-up",
+       Loss.AFTER_JUMP: "no run-up", Loss.DRIFT_AGAIN: "too soon",
+       Loss.BLOCK: "", Loss.ROBOT: "", Loss.MISSED: ""}
+
+
+def lost_picks(before: State, after: State, line: Line, ruled: bool) -> list[str]:
+    """Picks forfeited by this entry, and why: ``jump-2 forfeited: no run-up``; another
+    player's with the name (``Ann's jump-2 ...``); several of one kind by the kind
+    (``drifts forfeited: too soon``), which keeps two lines enough. ``ruled``: those lost
+    for a rule, else those lost because the robot stopped."""
     said = []
     for seat, (was, now) in enumerate(zip(before.robots, after.robots)):
-        gone = Counter(was.left) - Counter(now.left)
-        if line.verb == "do" and line.actor == before.players[seat]:
-            gone -= Counter([line.args[0]])
-        if gone:
-            said.append(f"{before.players[seat]} loses {', '.join(sorted(gone.elements()))}")
+        lost = now.forfeited[len(was.forfeited):] if after.turn == before.turn else now.forfeited
+        whose = "" if line.actor == before.players[seat] else f"{before.players[seat]}'s "
+        reasons = (why for _, why in lost if bool(WHY[why]) == ruled)
+        for why in dict.fromkeys(reasons):  # one event a reason, in order
+            actions = [action for action, reason in lost if reason == why]
+            kinds = {kind(action) for action in actions}
+            named = f"{kinds.pop()}s" if len(actions) > 1 and len(kinds) == 1 else ", ".join(actions)
+            said.append(f"{whose}{named} forfeited" + (f": {WHY[why]}" if WHY[why] else ""))
     return said

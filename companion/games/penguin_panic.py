@@ -144,7 +144,8 @@ class NotRolled(IllegalLine):
 
 
 class RerollNeeded(IllegalLine):
-    """A placement after all sixes: the dice must be rolled again."""
+    """A placement after all sixes without ability 1: no die names a circle, so the dice
+    are rolled again."""
 
 
 class CircleNotRolled(IllegalLine):
@@ -166,6 +167,11 @@ class NotPlaced(IllegalLine):
 
 class CircleDone(IllegalLine):
     """A circle logged as completed twice in one turn."""
+
+
+class OutOfOrder(IllegalLine):
+    """A full circle logged after one that the rule text checks later: it was already full
+    when that one was resolved (removals only empty igloos), so it came first."""
 
 
 class TooManyRemoved(IllegalLine):
@@ -240,9 +246,9 @@ class Turn:
     completed: tuple[int, ...] = ()  # circles logged as completed this turn
 
     @property
-    def must_roll(self) -> bool:
-        """No roll yet, or the last one was all sixes (which is rolled again)."""
-        return not self.dice or all(face == DEAD for face in self.dice)
+    def all_sixes(self) -> bool:
+        """The latest roll shows a 6 on every die (which may be rolled again)."""
+        return bool(self.dice) and all(face == DEAD for face in self.dice)
 
 
 @valueclass
@@ -334,25 +340,37 @@ class PenguinPanic(Game[State]):
                      "from the bag to the line, once a round; 6 (-1) roll 3 dice; "
                      "7 (-1) the extra die costs 2 fish.",
         "roll": "Before your first roll you may pay 3 fish (2 with ability 7) for one "
-                "extra die. Roll 2 dice (3 with ability 6). All sixes: roll them all "
-                "again (house default: you must). A 6 names no circle, except with "
-                "ability 1.",
+                "extra die. Roll 2 dice (3 with ability 6). A 6 names no circle; with "
+                "ability 1 it names any circle. All sixes: roll them all again, as no die "
+                "names a circle. With ability 1, choose: place in any circle, or roll all "
+                "again.",
         "place": "Put the penguin in an empty igloo of a circle a die names. Then tell "
                  "the box \"linked\": the same-colour penguins linked to it, itself "
                  "included; and \"coloured\": how many of those sit on coloured centre "
-                 "igloos. Fish = linked - coloured - ability penalty; never below 0, at "
-                 "most 10 in all. The box shows the sum before it counts.",
+                 "igloos. A group links from igloo to neighbouring igloo, across circles "
+                 "too; never through the unused space in the middle of the yard, only "
+                 "round it. The bears block no link. Fish = linked - coloured - ability "
+                 "penalty; never below 0, at most 10 in all. The box shows the sum "
+                 "before it counts.",
         "complete": "A circle with no empty igloo loses all its penguins of the biggest "
                     "colour (a tie: the briber picks, or the placer if nobody bribed "
                     "the bear). The briber keeps one as an escapee, the rest go back in "
                     "the bag; with no briber one leaves the game. Log each full circle "
-                    "once a turn, in the order the table resolves them (house default), "
-                    "with '+ full circle': the circle, the colour removed and how many. "
-                    "After the last placement of the game this is still possible from "
-                    "the end screen; if it puts 12 back in the bag, play goes on.",
+                    "once a turn with its + full circle line: the colour removed and how "
+                    "many (several at once: see Circles). After the last placement of the game "
+                    "this is still possible from the end screen; if it puts 12 back in the "
+                    "bag, play goes on.",
+        "circles": "Several circles full at once: they are checked in the turn order of "
+                   "the players who bribed their bears, earliest first. A circle nobody "
+                   "bribed counts as the placer's (house default). One player's circles go "
+                   "in the order that player likes (house default). Look again before each: "
+                   "one that an earlier removal opened is left alone. Log them in that "
+                   "order: the box lists them so, and marks a circle too late once one that "
+                   "comes after it is logged.",
         "score": "Escapees score in sets of different colours: 5 colours 15, 4 colours "
                  "10, 3 colours 6, 2 colours 3, a single 1. Tie: most escapees, then "
-                 "earlier in the last turn order.",
+                 "the turn order track: the earlier place in the last turn order wins "
+                 "(house default).",
     }
 
     # --- the contract ---
@@ -437,7 +455,7 @@ class PenguinPanic(Game[State]):
         names = state.players
         if state.stage == "draw" or state.round_done:
             draw = Choice(f"draw {LINE}", Line(TABLE, "line"), f"leaves {state.bag - LINE}")
-            return Prompt(TABLE, "Draw the line", (draw,), self._complete_extras(state), "line")
+            return Prompt(TABLE, "Draw the line", (draw,), self._circles_under(state), "line")
         if state.stage == "ability":
             seat = state.order[state.claimed]
             answers = tuple(  # the free space first; only the spaces apply's test lets through
@@ -457,16 +475,22 @@ class PenguinPanic(Game[State]):
         assert turn is not None
         if turn.placed:  # the placer may still use an ability and log full circles
             upcoming = Turn(state.order[(state.turn_index + 1) % len(state.order)])
-            return self._roll_prompt(state, upcoming, self._ability_extras(state, turn.seat))
-        if turn.must_roll:
+            ask = self._roll_prompt(state, upcoming, self._ability_extras(state, turn.seat))
+            # Once a full circle is logged, the step at hand may be the next one, in order.
+            return replace(ask, topic="circles") if turn.completed else ask
+        if self._must_roll(state, turn):
             return self._roll_prompt(state, turn, ())
         name = names[turn.seat]
         linked = Field("linked", 1, min(PER_COLOUR, state.board + 1))
         coloured = Field("coloured", 0, min(CIRCLES, state.board + 1))
         places = tuple(Form(f"circle {k}", name, "place", (linked, coloured), (str(k),))
                        for k in self._circles(state, turn))
-        return Prompt(name, f"{name}: place in", places, self._ability_extras(state, turn.seat),
-                      "place")
+        abilities = self._ability_extras(state, turn.seat)
+        if turn.all_sixes:  # ability 1: any circle, or all the dice again (the player's choice)
+            again = replace(self._dice(state, turn), by_device="Roll all again")
+            return Prompt(name, f"{name}: 6s, place or roll", (again, *places), abilities, "roll",
+                          likely=1)
+        return Prompt(name, f"{name}: place in", places, abilities, "place")
 
     def preview(self, state: State, line: Line) -> str:
         """The fish sum of a placement, where a full circle's penguins go, and what a
@@ -507,6 +531,34 @@ class PenguinPanic(Game[State]):
     def _dice_count(self, state: State, turn: Turn) -> int:
         return 2 + (state.spaces[turn.seat] == THREE_DICE) + turn.bought
 
+    def _must_roll(self, state: State, turn: Turn) -> bool:
+        """No roll yet, or all sixes without ability 1: no die names a circle, so the only
+        way on is to roll them all again (with ability 1 that is the player's choice)."""
+        return not turn.dice or (turn.all_sixes and state.spaces[turn.seat] != WILD_SIXES)
+
+    @staticmethod
+    def _owner(state: State, turn: Turn, circle: int) -> int:
+        """Whose a full circle is in the checking order: the seat whose bribery disk is on
+        its bear; an unbribed one the current player's (house default)."""
+        return next((seat for seat, circles in enumerate(state.bribes) if circle in circles), turn.seat)
+
+    def _check_order(self, state: State, turn: Turn) -> list[int]:
+        """The circles not yet logged this turn, in the order the rule text checks full
+        circles: by their owners' turn order, earlier first; one player's in the order they
+        like, listed with the circle just placed in first."""
+        return sorted((k for k in range(1, CIRCLES + 1) if k not in turn.completed),
+                      key=lambda k: (state.order.index(self._owner(state, turn, k)), k != turn.placed, k))
+
+    def _order_refusal(self, state: State, turn: Turn, circle: int) -> OutOfOrder | None:
+        """Why ``circle`` may no longer be logged full this turn, ``None`` when it may: a
+        circle logged before it comes later in the checking order, and ``circle`` was already
+        full when that one was resolved (removals only empty igloos)."""
+        rank = state.order.index(self._owner(state, turn, circle))
+        later = next((k for k in turn.completed if state.order.index(self._owner(state, turn, k)) > rank), None)
+        if later is None:
+            return None
+        return OutOfOrder(f"circle {circle} is checked before circle {later}")
+
     def _circles(self, state: State, turn: Turn) -> tuple[int, ...]:
         """Circles the turn's dice allow, in order."""
         if DEAD in turn.dice and state.spaces[turn.seat] == WILD_SIXES:
@@ -537,11 +589,11 @@ class PenguinPanic(Game[State]):
 
         The extra die is optional, but it is asked first because it can only be bought
         before rolling: skipping the question is one press, rolling at once. The last
-        placer's full circle comes last, so it is always one press up from the top.
+        placer's full circles come next under the answers, in the order they are checked.
         """
         name = state.players[turn.seat]
         roll = self._dice(state, turn)
-        extras = before + self._ability_extras(state, turn.seat) + self._complete_extras(state)
+        extras = before + self._ability_extras(state, turn.seat) + self._circles_under(state)
         cost = self._buy_cost(state, turn.seat)
         if turn.dice:
             return Prompt(name, f"{name}: all 6, roll again", (roll,), extras, "roll")
@@ -551,15 +603,29 @@ class PenguinPanic(Game[State]):
         return Prompt(name, f"{name}: buy a die?", (buy, roll), extras, "roll")
 
     def _complete_extras(self, state: State) -> tuple[Form, ...]:
-        """The placer's "full circle" form while a circle may still be logged: the circle
-        (the one just placed in first), the colour removed by name, and how many."""
+        """The placer's "full circle" forms, one a circle not yet logged this turn, in the
+        order the rule text checks them (the placed circle first of its player's): the colour
+        removed by name, and how many. A circle that may no longer come is still listed,
+        marked, with the reason."""
         turn = state.turn
-        if turn is None or not turn.placed or state.board < 2 or len(turn.completed) == CIRCLES:
+        if turn is None or not turn.placed or state.board < 2:
             return ()
-        fields = (Field("circle", 1, CIRCLES, default=turn.placed),
-                  Field("colour", 1, len(state.colours), names=state.colours),
+        fields = (Field("colour", 1, len(state.colours), names=state.colours),
                   Field("out", 2, min(IGLOOS, state.board)))
-        return (Form("full circle", state.players[turn.seat], "complete", fields),)
+        name = state.players[turn.seat]
+        forms = []
+        for circle in self._check_order(state, turn):
+            refusal = self._order_refusal(state, turn, circle)
+            label = f"circle {circle} too late" if refusal else f"full circle {circle}"
+            forms.append(Form(label, name, "complete", fields, (str(circle),),
+                              str(refusal) if refusal else ""))
+        return tuple(forms)
+
+    def _circles_under(self, state: State) -> tuple[Form, ...]:
+        """The full-circle forms as extras beside answers: the screen lists those under the
+        answers last first, so reversed they read down in the order they are checked, the
+        first next to the answers (as the end screen lists them, with no answers)."""
+        return self._complete_extras(state)[::-1]
 
     def _costs(self, state: State) -> list[int | None]:
         """In the bribe phase, what each space 1-7 costs the player choosing (None: taken)."""
@@ -568,11 +634,10 @@ class PenguinPanic(Game[State]):
         return [None if space in state.spaces else self._space_cost(state, space)
                 for space in range(1, SPACES + 1)]
 
-    @staticmethod
-    def _placing(state: State) -> Turn | None:
+    def _placing(self, state: State) -> Turn | None:
         """The turn whose player has rolled and is about to place, if any."""
         turn = state.turn
-        return None if turn is None or turn.placed or turn.must_roll else turn
+        return None if turn is None or turn.placed or self._must_roll(state, turn) else turn
 
     @staticmethod
     def _gain_sum(state: State, line: Line) -> str:
@@ -712,7 +777,7 @@ class PenguinPanic(Game[State]):
 
     def _roll(self, state: State, seat: int, line: Line) -> State:
         state, turn = self._before_placing(state, seat)
-        if not turn.must_roll:
+        if turn.dice and not turn.all_sixes:
             raise AlreadyRolled(f"{line.actor} has rolled: place the penguin")
         count = self._dice_count(state, turn)
         if len(line.args) != count:
@@ -724,8 +789,8 @@ class PenguinPanic(Game[State]):
         state, turn = self._before_placing(state, seat)
         if not turn.dice:
             raise NotRolled(f"{line.actor} must roll before placing")
-        if turn.must_roll:
-            raise RerollNeeded("all sixes: roll them all again")
+        if self._must_roll(state, turn):
+            raise RerollNeeded("all sixes name no circle without ability 1: roll them all again")
         circle = number(line.args[0], 1, CIRCLES, "a circle")
         linked = number(line.args[1], 1, PER_COLOUR, "the linked group")
         coloured = number(line.args[2], 0, CIRCLES, "the coloured igloos")
@@ -753,6 +818,9 @@ class PenguinPanic(Game[State]):
         removed = number(line.args[2], 2, IGLOOS, "the penguins removed")
         if circle in turn.completed:
             raise CircleDone(f"circle {circle} was already logged this turn")
+        refusal = self._order_refusal(state, turn, circle)
+        if refusal is not None:
+            raise refusal
         if removed > state.board:
             raise TooManyRemoved(f"the board holds only {state.board} penguins")
         state = replace(state, turn=replace(turn, completed=turn.completed + (circle,)),

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from companion.games.base import TABLE, Line
-from companion.games.penguin_panic import ABILITY, DEAD, PenguinPanic, State
+from companion.games.penguin_panic import ABILITY, PenguinPanic, State
 
 RULES = PenguinPanic()
 
@@ -40,9 +40,11 @@ def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...
     elif line.verb == "buy":
         said.append(f"{name} buys a die: -{paid} fish ({fish})")
     elif line.verb == "roll":
-        said.append(rolled(name, lines))
+        said.append(rolled(before, after, lines))
     elif line.verb == "place":
         gain = fish - before.fish[seat]
+        if chose_sixes(before):  # ability 1: placing, not rolling again
+            said.append(f"{name} placed on the 6s: circle {line.args[0]}")
         said.append(f"{name} +{gain} fish ({fish})" if gain else f"{name}: no fish ({fish})")
         if after.round_done and not RULES.over(after):
             said.append("line empty: new round")
@@ -65,12 +67,24 @@ def ending(before: State, after: State) -> list[str]:
     return []
 
 
-def rolled(name: str, lines: Sequence[Line]) -> str:
-    """``Ann rolled 5 5 1``; all sixes rolled again in the same press are told too."""
+def chose_sixes(before: State) -> bool:
+    """The entry answers all sixes that name a circle (ability 1): place, or roll again."""
+    turn = before.turn
+    return turn is not None and not turn.placed and turn.all_sixes and bool(RULES.details(before)["circles"])
+
+
+def rolled(before: State, after: State, lines: Sequence[Line]) -> str:
+    """``Ann 5 5 1``; all sixes rolled again in the same press are told too, and a roll of
+    all the dice again that a player chose over placing on all sixes (ability 1)."""
+    name = lines[-1].actor
     rolls = [" ".join(line.args) for line in lines]
-    last = lines[-1].args
     told = f"{name} {', then '.join(rolls)}"
-    return told + (": all sixes, again" if all(int(f) == DEAD for f in last) else "")
+    if chose_sixes(before):
+        told = f"{name} rolls all again: {', then '.join(rolls)}"
+    turn = after.turn
+    if turn is None or not turn.all_sixes:
+        return told
+    return told + (": place or roll" if chose_sixes(after) else ": all sixes, again")
 
 
 def completed(before: State, after: State, line: Line) -> str:

@@ -273,11 +273,12 @@ class QuickLemmings(Game[State]):
                  "0 0 1 1 2 2 2 3 3 4 4 (house default; a record option), 3 tiles, plus 6 "
                  "meadow tiles. A 2 of each terrain starts its pile. Deal: the first "
                  "player gets 7 minus the players, each next seat one more, the last 6.",
-        "turn": "On your turn either refill your hand or play one card. Then the next "
-                "seat is on. The game menu's \"piles\" page shows, for each card value down "
-                "the side, the points it gives on each pile now; a white cell starts a new "
-                "pile and lays a tile (m: a meadow; outlined: none left; a dot: no such "
-                "card can be in a hand).",
+        "turn": "On your turn either refill your hand or play one card; its points move "
+                "one of your own lemmings. Then the next seat is on. The game menu's "
+                "\"piles\" page shows, for each card value down the side, the points it "
+                "gives on each pile now; a white cell starts a new pile and lays a tile "
+                "(m: a meadow; outlined: none left; a dot: no such card can be in a "
+                "hand).",
         "refill": "Drop as many cards as you like, then draw back up to 6. If the draw "
                   "pile is empty: a terrain pile holding all of its 0 cards is cut down "
                   "to one 0, the discards become the new draw pile, and you keep drawing. "
@@ -285,12 +286,18 @@ class QuickLemmings(Game[State]):
         "play": "Play a card on its terrain's pile. Not above the pile's lowest card: it "
                 "joins, and you get the pile's total in points. Above it: the pile is "
                 "discarded, your card starts a new one, you get its value, and you lay a "
-                "tile of that terrain (none left: a meadow; none of those: nothing).",
-        "move": "Spend the points on one lemming: 1 per meadow hex or hex of the played "
-                "terrain, +1 per lemming pushed in a line. A push needs a free hex at the "
-                "end; over the finish line is fine, off the board is not.",
-        "finish": "Log 'finish' whenever a lemming crosses the line, in any turn, pushed "
-                  "or not. It does not pass the turn.",
+                "tile of that terrain (none left: a meadow; none of those: nothing). A "
+                "tile may go on bare ground, on an older tile (that one leaves play), or "
+                "under a lemming.",
+        "move": "Spend the points on one of your own lemmings, not another player's: 1 "
+                "per meadow hex or hex of the played terrain, +1 per lemming pushed in a "
+                "line. A push needs a free hex at the end; over the finish line is fine, "
+                "off the board is not.",
+        "finish": "Log a finish whenever a lemming crosses the line, in any turn, "
+                  "pushed or not, for its owner. It does not pass the turn. Lemmings that "
+                  "cross in one move are logged in the order they cross: a pushed lemming "
+                  "is ahead of the one pushing it, so it crosses first (house default). "
+                  "The first player with all their lemmings across wins.",
     }
 
     # --- the contract ---

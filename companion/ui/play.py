@@ -150,9 +150,13 @@ class PlayScreen(Screen):
     def likely(self, ask: Prompt, required: list[Item]) -> int:
         """Where the cursor starts among the required answers: on the one the rules make
         likeliest (the first, unless the game says which; a single answer: one press); but
-        when dice are asked, on the same faces again after an undone device roll, else on
-        the way this table rolled last time ("Roll for me" until it types faces in, then
-        "Enter faces", or the middle face of a die whose faces are listed)."""
+        when dice are asked, and the game names no other answer likelier, on the same
+        faces again after an undone device roll, else on the way this table rolled last
+        time ("Roll for me" until it types faces in, then "Enter faces", or the middle face
+        of a die whose faces are listed)."""
+        named = ask.answers[ask.likely]
+        if ask.likely and not isinstance(named, Roll):  # (placing after all sixes)
+            return next((i for i, item in enumerate(required) if item.answer == named), 0)
         for index, item in enumerate(required):
             if isinstance(item.answer, Roll) and item.label == item.answer.by_hand:
                 if self.by_hand:
@@ -188,9 +192,15 @@ class PlayScreen(Screen):
         if isinstance(answer, Grid):
             return [Item(mark + answer.label, lambda: self.pick_squares(answer), "on the board",
                          answer)]
+        if answer.refusal:  # listed for its place in the list; picked, it says why not
+            return [Item(mark + answer.label, lambda: self.refuse(answer.refusal), "", answer)]
         return [Item(mark + answer.label, lambda: self.fill_form(answer), "", answer)]
 
     # --- actions, each committed before the screen changes ---
+
+    def refuse(self, reason: str) -> None:
+        """An answer the rules refuse now was picked: the reason, as a refused line's."""
+        self.message = reason
 
     def changed(self, message: str = "", told: str = "") -> None:
         """The game changed (here, or from a serial line): new answers; a newly logged

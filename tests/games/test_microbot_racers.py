@@ -24,6 +24,7 @@ from companion.games.base import (
 from companion.games.microbot_racers import (
     CheckPending,
     DriftTooSoon,
+    Forfeited,
     MicrobotRacers,
     NoRunUp,
     NoSwitch,
@@ -320,14 +321,33 @@ def test_run_up_carries_across_turns() -> None:
     assert summ(turn1 + turn2, **HARD)["health"]["Ann"] == 6
 
 
-@pytest.mark.parametrize("breaker", [["Ann do turn-left"], ["Ann do repair"], ["Ann do drift-left"],
-                                     ["Ann do jump-2", "Ann roll 1"]])
-def test_run_up_broken_by_turn_repair_drift_or_jump(breaker: list[str]) -> None:
+@pytest.mark.parametrize("breaker", [["Ann do turn-left"], ["Ann do drift-left"],
+                                     ["Ann do jump-2", "Ann roll 1"], ["Ann do jump-2", "Ann roll 6"]])
+def test_run_up_broken_by_turn_drift_or_jump(breaker: list[str]) -> None:  # [D]
     action = breaker[0].split()[2]
     turn1 = [ANN_P1, *picks("Ann", ["move-1", action, "pass"], "Bob", PASS3), "Ann do move-1", *breaker]
     turn2 = [ANN_P1, *picks("Ann", ["jump-3", "move-2", "pass"], "Bob", PASS3)]
     refuse(turn1 + turn2, "Ann do jump-3", NoRunUp, **HARD)
     assert summ(turn1 + turn2 + ["Ann do move-2", "Ann do jump-3"], **HARD)["next"] == "Ann"
+
+
+def test_a_repair_keeps_the_run_up() -> None:  # [S]: a repair is no move
+    lines = [ANN_P1, *picks("Ann", ["move-2", "repair", "jump-2"], "Bob", PASS3),
+             "Ann do move-2", "Ann do repair"]
+    assert summ(lines, **HARD)["next"] == "Ann"  # the jump is still to do
+    s = summ(lines + ["Ann do jump-2", "Ann roll 1"], **HARD)
+    assert (s["next"], s["health"]["Ann"]) == ("table", 6)
+    # across turns, and after a pit stop too
+    turn1 = [ANN_P1, *picks("Ann", ["move-1", "repair", "pass"], "Bob", PASS3), "Ann do move-1",
+             "Ann do repair pit"]
+    turn2 = [ANN_P1, *picks("Ann", ["jump-3", "pass", "pass"], "Bob", PASS3), "Ann do jump-3", "Ann roll 1"]
+    assert summ(turn1 + turn2, **HARD)["next"] == "table"
+
+
+def test_a_repair_keeps_no_run_up_that_was_already_broken() -> None:
+    lines = [ANN_P1, *picks("Ann", ["move-1", "turn-left", "repair"], "Bob", PASS3), "Ann do move-1",
+             "Ann do turn-left", "Ann do repair", ANN_P1, *picks("Ann", ["jump-2", "move-1", "pass"], "Bob", PASS3)]
+    refuse(lines, "Ann do jump-2", NoRunUp, **HARD)
 
 
 def test_jumps_cannot_follow_each_other() -> None:
@@ -387,7 +407,74 @@ def test_undoable_actions_forfeited_only_when_all_left_are_undoable() -> None:
     lines = [ANN_P1, *picks("Ann", ["jump-2", "pass", "pass"], "Bob", ["move-1", "pass", "pass"])]
     assert summ(lines, **HARD)["next"] == "Bob"
     assert summ(lines + ["Bob do move-1"], **HARD)["next"] == "table"
-    refuse(lines + ["Bob do move-1"], "Ann do jump-2", IllegalLine, **HARD)
+    refuse(lines + ["Bob do move-1"], "Ann do jump-2", Forfeited, **HARD)
+    # a jump that only waits for a move is not lost
+    waits = [ANN_P1, *picks("Ann", ["jump-2", "move-1", "pass"], "Bob", PASS3)]
+    with pytest.raises(NoRunUp) as err:
+        GAME.apply(state(waits, **HARD), Line.parse("Ann do jump-2"))
+    assert str(err.value) == "Ann cannot jump-2 now: no run-up before a first move"
+
+
+def refusal(lines: list[str], bad: str, **options: object) -> str:
+    """The reason ``bad`` is refused after ``lines``."""
+    with pytest.raises(IllegalLine) as err:
+        GAME.apply(state(lines, **options), Line.parse(bad))
+    return str(err.value)
+
+
+TURNED = [ANN_P1, *picks("Ann", ["move-1", "turn-left", "jump-2"], "Bob", ["move-2", "pass", "pass"]),
+          "Bob do move-2", "Ann do move-1", "Ann do turn-left"]
+
+
+def test_a_forfeited_action_is_refused_with_the_reason_it_was_lost() -> None:  # [D]
+    assert state(TURNED, **HARD).phase == "done"
+    assert refusal(TURNED, "Ann do jump-2", **HARD) == "Ann's jump-2 was forfeited: no run-up since the turn"
+    refuse(TURNED, "Ann do jump-2", Forfeited, **HARD)
+
+
+def test_a_forfeit_is_named_whoever_is_to_act() -> None:
+    lost = "Ann's drift-right was forfeited: no forward move since the drift"
+    # with a repair left, Ann's second drift waits (and is lost after the repair)
+    waits = [ANN_P1, *picks("Ann", ["drift-left", "drift-right", "repair"], "Bob", ["move-2", "move-1", "pass"]),
+             "Bob do move-2", "Ann do drift-left", "Bob do move-1"]
+    assert refusal(waits, "Ann do drift-right") == "Ann must move forward between two drifts"
+    assert refusal(waits + ["Ann do repair"], "Ann do drift-right") == lost
+    # with nothing else left it is lost at once, while Bob still has a move to do
+    lines = [ANN_P1, *picks("Ann", ["drift-left", "drift-right", "pass"], "Bob", ["move-2", "move-1", "pass"]),
+             "Bob do move-2", "Ann do drift-left"]
+    assert summ(lines)["next"] == "Bob"
+    assert refusal(lines, "Ann do drift-right") == lost
+    refuse(lines, "Ann do drift-right", Forfeited)
+
+
+@pytest.mark.parametrize(("how", "why"), [
+    (["Ann do move-1", "Ann impact block"], "the robot hit a block"),
+    (["Ann do move-1", "Ann impact robot"], "the robot ran into the other robot"),
+    (["Ann do move-1", "Ann do jump-2", "Ann roll 6"], "the jump failed"),
+])
+def test_actions_lost_when_the_robot_stops_say_so(how: list[str], why: str) -> None:
+    lines = [ANN_P1, *picks("Ann", ["move-1", "jump-2", "move-3"], "Bob", ["repair", "pass", "pass"]),
+             "Bob do repair", *how]
+    assert refusal(lines, "Ann do move-3", **HARD) == f"Ann's move-3 was forfeited: {why}"
+
+
+@pytest.mark.parametrize(("before", "why"), [
+    ([], "no run-up before a first move"),
+    (["Ann do drift-left"], "no run-up since the drift"),
+    (["Ann do move-1", "Ann do jump-3", "Ann roll 1"], "no run-up since the jump"),
+])
+def test_each_way_a_run_up_is_missing_is_told(before: list[str], why: str) -> None:
+    picked = {0: ["jump-2", "pass", "pass"], 1: ["drift-left", "jump-2", "pass"],
+              3: ["move-1", "jump-3", "jump-2"]}[len(before)]
+    lines = [ANN_P1, *picks("Ann", picked, "Bob", PASS3), *before]
+    assert refusal(lines, "Ann do jump-2", **HARD) == f"Ann's jump-2 was forfeited: {why}"
+
+
+def test_forfeits_are_the_turns_own() -> None:
+    lines = TURNED + [ANN_P1]
+    assert refusal(lines, "Ann do jump-2", **HARD) == "actions are carried out after all six picks"
+    again = lines + picks("Ann", ["jump-2", "move-1", "pass"], "Bob", PASS3)
+    assert refusal(again, "Ann do jump-2", **HARD) == "Ann cannot jump-2 now: no run-up since the turn"
 
 
 # --- hazards ---

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from companion.dice import device_roll
 from companion.games.base import (
     BadArguments,
     Choice,
@@ -28,6 +29,7 @@ from companion.games.penguin_panic import (
     AbilityUsed,
     AlreadyBought,
     AlreadyPlaced,
+    AlreadyRolled,
     BadGroup,
     BagShort,
     BearTaken,
@@ -38,6 +40,7 @@ from companion.games.penguin_panic import (
     NotPlaced,
     NotRolled,
     NotYourAbility,
+    OutOfOrder,
     OutOfStep,
     PenguinPanic,
     RerollNeeded,
@@ -292,9 +295,64 @@ def test_all_sixes_are_rolled_again() -> None:  # [S]
     assert replay(*lines, "Bob roll 6 6 2", "Bob place 2 1 0")["line"] == 11
 
 
-def test_the_reroll_is_mandatory_even_with_ability_1() -> None:  # [D]
-    refused(RerollNeeded, *WILD, "Bob roll 6 6", "Bob place 3 1 0", players="Ann Bob Cat")
+def test_all_sixes_without_ability_1_must_be_rolled_again() -> None:  # [S]: no die names a circle
     refused(RerollNeeded, *ROUND_2P, "Bob roll 6 6 6", "Bob place 1 1 0")
+    ask = GAME.prompt(state_after(*ROUND_2P, "Bob roll 6 6 6"))
+    assert ask is not None and len(ask.answers) == 1 and isinstance(ask.answers[0], Roll)
+    assert ask.question == "Bob: all 6, roll again"
+
+
+THREE = {"players": "Ann Bob Cat"}
+
+
+def test_all_sixes_with_ability_1_place_in_any_circle_or_roll_all_again() -> None:  # [S]
+    sixes = (*WILD, "Bob roll 6 6")  # Bob holds ability 1
+    for circle in range(1, 6):
+        got = replay(*sixes, f"Bob place {circle} 1 0", **THREE)
+        assert (got["board"], got["line"], got["next"]) == (11, 11, "Cat")
+    got = replay(*sixes, "Bob roll 2 4", "Bob place 4 1 0", **THREE)
+    assert (got["board"], got["next"]) == (11, "Cat")
+    # rolled again: the new faces decide, and are not rolled a third time
+    refused(CircleNotRolled, *sixes, "Bob roll 2 4", "Bob place 3 1 0", **THREE)
+    refused(AlreadyRolled, *sixes, "Bob roll 2 4", "Bob roll 1 1", **THREE)
+    # all sixes again: the same choice again
+    assert replay(*sixes, "Bob roll 6 6", "Bob place 3 1 0", **THREE)["board"] == 11
+
+
+def test_all_sixes_with_ability_1_asks_place_or_roll_all_again() -> None:
+    ask = GAME.prompt(state_after(*WILD, "Bob roll 6 6", **THREE))
+    assert ask is not None and ask.actor == "Bob" and ask.question == "Bob: 6s, place or roll"
+    again, *places = ask.answers
+    assert isinstance(again, Roll) and again.by_device == "Roll all again" and again.sides == (6, 6)
+    assert [p.prefix for p in places if isinstance(p, Form)] == [(str(k),) for k in range(1, 6)]
+    assert ask.answers[ask.likely] == places[0]  # the screen starts on placing
+    details = GAME.details(state_after(*WILD, "Bob roll 6 6", **THREE))
+    assert (details["dice"], details["circles"]) == ([6, 6], [1, 2, 3, 4, 5])
+
+
+class Faces(random.Random):
+    """Dice that show the given faces in turn."""
+
+    def __init__(self, *faces: int) -> None:
+        super().__init__(0)
+        self.faces = list(faces)
+
+    def randint(self, a: int, b: int) -> int:
+        return self.faces.pop(0)
+
+
+def test_a_device_roll_of_all_sixes_goes_on_rolling_only_without_ability_1() -> None:
+    forced = state_after(*ROUND_2P)  # Bob: three dice, no ability 1
+    ask = GAME.prompt(forced)
+    assert ask is not None
+    roll = next(a for a in ask.answers if isinstance(a, Roll))
+    assert [str(x) for x in device_roll(GAME, forced, roll, Faces(6, 6, 6, 1, 2, 6))] == [
+        "Bob roll 6 6 6", "Bob roll 1 2 6"]
+    wild = state_after(*WILD, **THREE)
+    ask = GAME.prompt(wild)
+    assert ask is not None
+    roll = next(a for a in ask.answers if isinstance(a, Roll))
+    assert [str(x) for x in device_roll(GAME, wild, roll, Faces(6, 6, 1, 2))] == ["Bob roll 6 6"]
 
 
 def test_a_six_is_dead() -> None:  # [S]
@@ -413,11 +471,99 @@ def test_full_unbribed_circle_loses_one_penguin_for_good() -> None:  # [S]
     assert (got["board"], got["bag"], got["gone"]) == (8, 30, 1)
 
 
-def test_two_circles_in_any_order_each_once_a_turn() -> None:  # [D]
+def test_one_players_circles_in_any_order_each_once_a_turn() -> None:  # [D]
     lines = (*ROUND_2P, "Bob roll 1 2 3", "Bob place 1 1 0", "Bob complete 3 red 2")
     got = replay(*lines, "Bob complete 1 blue 2")
     assert got["escaped"] == {"Ann": {}, "Bob": {"red": 1, "blue": 1}}
+    assert replay(*ROUND_2P, "Bob roll 1 2 3", "Bob place 1 1 0", "Bob complete 1 blue 2",
+                  "Bob complete 3 red 2")["escaped"] == got["escaped"]
     refused(CircleDone, *lines, "Bob complete 3 red 2")
+
+
+#: Bob placed in circle 1. Turn order Bob, Ann; Bob bribed 1 and 3, Ann 2 and 4; 5 is unbribed.
+BOB_PLACED = (*ROUND_2P, "Bob roll 1 2 3", "Bob place 1 1 0")
+ANN_PLACED = (*BOB_PLACED, "Ann roll 2 5", "Ann place 2 1 0")
+
+
+def test_full_circles_are_checked_in_the_briber_turn_order() -> None:  # [S]
+    got = replay(*BOB_PLACED, "Bob complete 1 red 2", "Bob complete 2 blue 2")  # Bob's, then Ann's
+    assert got["escaped"] == {"Ann": {"blue": 1}, "Bob": {"red": 1}}
+    refused(OutOfOrder, *BOB_PLACED, "Bob complete 2 blue 2", "Bob complete 1 red 2")
+    refused(OutOfOrder, *BOB_PLACED, "Bob complete 4 blue 2", "Bob complete 3 red 2")
+    # Ann's turn: her own turn changes nothing for bribed circles, Bob's still come first
+    assert replay(*ANN_PLACED, "Ann complete 3 red 2", "Ann complete 2 blue 2")["escaped"] == {
+        "Ann": {"blue": 1}, "Bob": {"red": 1}}
+    refused(OutOfOrder, *ANN_PLACED, "Ann complete 2 blue 2", "Ann complete 3 red 2")
+
+
+def test_an_unbribed_circle_counts_as_the_current_players() -> None:  # [D]
+    # Bob's turn: circle 5 is Bob's, before Ann's circles
+    assert replay(*BOB_PLACED, "Bob complete 5 red 2", "Bob complete 2 blue 2")["gone"] == 1
+    refused(OutOfOrder, *BOB_PLACED, "Bob complete 2 blue 2", "Bob complete 5 red 2")
+    assert replay(*BOB_PLACED, "Bob complete 1 red 2", "Bob complete 5 blue 2")["gone"] == 1
+    assert replay(*BOB_PLACED, "Bob complete 5 red 2", "Bob complete 1 blue 2")["gone"] == 1
+    # Ann's turn: circle 5 is Ann's, after Bob's circles
+    assert replay(*ANN_PLACED, "Ann complete 1 red 2", "Ann complete 5 blue 2")["gone"] == 1
+    refused(OutOfOrder, *ANN_PLACED, "Ann complete 5 blue 2", "Ann complete 1 red 2")
+    assert replay(*ANN_PLACED, "Ann complete 5 red 2", "Ann complete 2 blue 2")["gone"] == 1
+
+
+def test_a_circle_out_of_order_is_refused_naming_the_one_that_comes_first() -> None:
+    state = state_after(*BOB_PLACED, "Bob complete 2 blue 2")
+    with pytest.raises(OutOfOrder) as err:
+        GAME.apply(state, Line.parse("Bob complete 1 red 2"))
+    assert str(err.value) == "circle 1 is checked before circle 2"
+    with pytest.raises(OutOfOrder) as err:
+        GAME.apply(state, Line.parse("Bob complete 5 red 2"))
+    assert str(err.value) == "circle 5 is checked before circle 2"
+    state = state_after(*ANN_PLACED, "Ann complete 5 blue 2")
+    with pytest.raises(OutOfOrder) as err:
+        GAME.apply(state, Line.parse("Ann complete 3 red 2"))
+    assert str(err.value) == "circle 3 is checked before circle 5"
+
+
+def full_circles(*lines: str, **header: Any) -> list[Form]:
+    """The full-circle forms as the screen lists them under the answers (extras last first)."""
+    ask = GAME.prompt(state_after(*lines, **header))
+    assert ask is not None and ask.answers
+    return [e for e in ask.extras if isinstance(e, Form) and e.verb == "complete"][::-1]
+
+
+def test_full_circles_are_listed_in_the_order_they_are_checked() -> None:
+    forms = full_circles(*BOB_PLACED)  # Bob's placed circle 1 first, his 3 and 5, then Ann's
+    assert [f.prefix for f in forms] == [("1",), ("3",), ("5",), ("2",), ("4",)]
+    assert [f.label for f in forms] == ["full circle 1", "full circle 3", "full circle 5",
+                                        "full circle 2", "full circle 4"]
+    assert not any(f.refusal for f in forms)
+    forms = full_circles(*ANN_PLACED)  # Ann's turn: 5 is hers, after Bob's; her placed 2 first
+    assert [f.prefix for f in forms] == [("1",), ("3",), ("2",), ("4",), ("5",)]
+    lines = ("table line", "Ann ability 7", "Bob ability 6", "Cat ability 5",
+             "Cat bribe 1", "Bob bribe 2", "Ann bribe 3", "Cat roll 1 2", "Cat place 1 1 0",
+             "Bob roll 4 5 6", "Bob place 5 1 0")
+    forms = full_circles(*lines, **THREE)  # Cat, Bob, Ann; 4 and 5 unbribed: Bob's turn
+    assert [f.prefix for f in forms] == [("1",), ("5",), ("2",), ("4",), ("3",)]
+
+
+def test_after_a_full_circle_the_rules_of_this_step_are_the_checking_order() -> None:
+    ask = GAME.prompt(state_after(*BOB_PLACED))
+    assert ask is not None and ask.topic == "roll"  # Ann's roll is asked
+    ask = GAME.prompt(state_after(*BOB_PLACED, "Bob complete 3 red 2"))
+    assert ask is not None and ask.topic == "circles" and ask.actor == "Ann"
+    ask = GAME.prompt(state_after(*BOB_PLACED, "Bob complete 3 red 2", "Ann roll 1 2"))
+    assert ask is not None and ask.topic == "place"
+
+
+def test_a_circle_that_may_no_longer_come_is_listed_marked_with_the_reason() -> None:
+    forms = full_circles(*BOB_PLACED, "Bob complete 3 red 2", "Bob complete 2 blue 2")
+    assert [(f.prefix, f.label) for f in forms] == [
+        (("1",), "circle 1 too late"), (("5",), "circle 5 too late"), (("4",), "full circle 4")]
+    assert [f.refusal for f in forms] == [
+        "circle 1 is checked before circle 2", "circle 5 is checked before circle 2", ""]
+    state = state_after(*BOB_PLACED, "Bob complete 3 red 2", "Bob complete 2 blue 2")
+    for form in forms[:2]:  # the reason on the list is the refusal's
+        with pytest.raises(OutOfOrder) as err:
+            GAME.apply(state, form.line((1, 2)))
+        assert str(err.value) == form.refusal
 
 
 def test_full_circle_only_after_own_placement() -> None:  # [S]
@@ -440,22 +586,24 @@ def test_full_circle_counts_and_colours_checked() -> None:
         GAME.apply(state, Line.parse("Bob complete 1 red 4"))
 
 
-def test_full_circle_is_one_form_with_the_colour_by_name() -> None:
+def test_full_circle_is_a_form_a_circle_with_the_colour_by_name() -> None:
     ask = GAME.prompt(state_after(*ROUND_2P, "Bob roll 1 2 3", "Bob place 3 1 0",
                                   "Bob complete 1 red 2"))
     assert ask is not None and ask.actor == "Ann"
-    (form,) = [e for e in ask.extras if isinstance(e, Form) and e.verb == "complete"]
-    circle, colour, out = form.fields
-    assert form.actor == "Bob" and (circle.low, circle.high, circle.default) == (1, 5, 3)
+    forms = [e for e in ask.extras if isinstance(e, Form) and e.verb == "complete"][::-1]
+    assert [f.prefix for f in forms] == [("3",), ("5",), ("2",), ("4",)]  # 1 is logged
+    form = forms[0]
+    colour, out = form.fields
+    assert form.actor == "Bob" and form.label == "full circle 3"
     assert [colour.word(v) for v in range(colour.low, colour.high + 1)] == [
         "red", "yellow", "green", "blue", "purple"]
     assert (out.low, out.high) == (2, 7)
-    assert form.line((3, 4, 3)) == Line("Bob", "complete", ("3", "blue", "3"))
+    assert form.line((4, 3)) == Line("Bob", "complete", ("3", "blue", "3"))
 
 
 def test_no_full_circle_form_once_all_five_are_logged() -> None:
     lines = [*ROUND_2P, "Bob roll 1 2 3", "Bob place 3 1 0"]
-    lines += [f"Bob complete {k} red 2" for k in range(1, 6)]
+    lines += [f"Bob complete {k} red 2" for k in (3, 1, 5, 2, 4)]  # the order they are checked
     ask = GAME.prompt(state_after(*lines))
     assert ask is not None and not any(isinstance(e, Form) and e.verb == "complete" for e in ask.extras)
 
@@ -535,8 +683,10 @@ def test_game_ends_when_the_bag_cannot_fill_a_line() -> None:  # [S] + [D] fewer
 def test_after_the_end_only_the_last_players_full_circles_are_offered() -> None:  # records.md
     ask = GAME.prompt(state_after(*whole_game()))
     assert ask is not None and ask.answers == () and GAME.next_actor(state_after(*whole_game())) is None
-    (form,) = ask.extras
-    assert isinstance(form, Form) and form.actor == "Ann" and form.verb == "complete"
+    assert ask.extras and all(isinstance(f, Form) and f.actor == "Ann" and f.verb == "complete"
+                              for f in ask.extras)
+    # the end screen lists them in the order they are checked: Bob's bears, then Ann's
+    assert [f.prefix for f in ask.extras if isinstance(f, Form)] == [("1",), ("3",), ("2",), ("4",), ("5",)]
     state = state_after(*whole_game(), "Ann complete 1 red 7", "Ann complete 2 blue 3")
     assert not GAME.over(state) and GAME.next_actor(state) == "table"  # the bag holds 12 again
     lines = [*ROUND_2P, *placements(("Bob", "Ann"), 12, {"Bob": 3})]
