@@ -78,6 +78,7 @@ class Loss(StrEnum):
 #: What broke a jump's run-up, by the kind of the robot's last movement (a move keeps it).
 NO_RUN_UP = {"": Loss.NO_MOVE_YET, "turn": Loss.AFTER_TURN, "drift": Loss.AFTER_DRIFT,
              "jump": Loss.AFTER_JUMP}
+DRIFT_AGAIN = Loss.DRIFT_AGAIN  # (an enum member looked up once: a class attribute is slow)
 
 
 class Details(TypedDict):
@@ -195,14 +196,6 @@ class Robot:
     may_drift: bool = True
     #: Picked actions not yet carried out this turn.
     left: tuple[str, ...] = ()
-    #: Picked actions lost this turn, with why, in the order they were lost.
-    forfeited: tuple[tuple[str, Loss], ...] = ()
-
-    def forfeit(self, why: Loss | None = None) -> Robot:
-        """The robot with every action left forfeited: for ``why`` (it stopped), or each
-        for the reason it can no longer be carried out."""
-        lost = tuple((action, why or loss(self, action)) for action in self.left)
-        return replace(self, left=(), forfeited=self.forfeited + lost)
 
 
 @valueclass
@@ -232,6 +225,8 @@ class State:
     #: puddle for it, then ``logged``; "" with no switch in this action.
     switch: str = ""
     winner: int | None = None  # seat; None with phase over is a draw
+    #: Picks lost this turn, in the order they were lost: (seat, action, why).
+    lost: tuple[tuple[int, str, Loss], ...] = ()
 
 
 def set_robot(robots: tuple[Robot, Robot], seat: int, robot: Robot) -> tuple[Robot, Robot]:
@@ -251,9 +246,25 @@ def can_do(robot: Robot, action: str) -> bool:
 
 def loss(robot: Robot, action: str) -> Loss:
     """Why the robot cannot carry out this jump or drift now."""
-    if KIND[action] == "jump":
-        return NO_RUN_UP[robot.last_move]
-    return Loss.DRIFT_AGAIN
+    return NO_RUN_UP[robot.last_move] if KIND[action] == "jump" else DRIFT_AGAIN
+
+
+def forfeits(robot: Robot, seat: int, why: Loss) -> tuple[tuple[int, str, Loss], ...]:
+    """Every action the robot has left, lost for ``why`` (it stopped)."""
+    return tuple([(seat, action, why) for action in robot.left])
+
+
+def stuck_lost(before: tuple[Robot, Robot], after: tuple[Robot, Robot]) -> tuple[tuple[int, str, Loss], ...]:
+    """The picks :meth:`MicrobotRacers._next_action` found can no longer be carried out:
+    every robot it replaced lost what it had left, each for its reason. (Told apart by
+    identity, so that the usual action, where nothing is lost, costs nothing more; and
+    written plainly, as it comes in one turn of four of a long race.)"""
+    lost: tuple[tuple[int, str, Loss], ...] = ()
+    for seat in (0, 1):
+        robot = before[seat]
+        if after[seat] is not robot:
+            lost += tuple([(seat, action, loss(robot, action)) for action in robot.left])
+    return lost
 
 
 def stuck(robot: Robot) -> bool:
@@ -508,10 +519,11 @@ class MicrobotRacers(Game[State]):
         return DriftTooSoon(f"{name} must move forward between two drifts")
 
     @staticmethod
-    def _forfeit_refusal(robot: Robot, name: str, action: str) -> Forfeited | None:
-        """Why an action the robot lost this turn cannot be done: the reason it was lost."""
-        why = next((why for lost, why in robot.forfeited if lost == action), None)
-        return None if why is None else Forfeited(f"{name}'s {action} was forfeited: {why}")
+    def _lost(state: State, seat: int, action: str) -> Forfeited | None:
+        """The refusal of an action ``seat`` lost this turn: the reason it was lost, which
+        comes before any other (whoever's go it is, even once the turn is over)."""
+        why = next((why for s, lost, why in state.lost if s == seat and lost == action), None)
+        return None if why is None else Forfeited(f"{state.players[seat]}'s {action} was forfeited: {why}")
 
     # --- line handlers: each returns the new state, or raises ---
     # The last pick ends the picks and a roll or an action's line may end the race or the
@@ -519,12 +531,9 @@ class MicrobotRacers(Game[State]):
     # that, and a do works out who acts next itself (and cannot end the race).
 
     def _new_turn(self, state: State) -> State:
-        robots = state.robots
-        if robots[0].forfeited or robots[1].forfeited:  # the last turn's losses are its own
-            robots = (replace(robots[0], forfeited=()), replace(robots[1], forfeited=()))
         return replace(state, turn=state.turn + 1, phase="first", p1=None, rolled=False,
                        claims=(), picks=(), acting=None, action="", halted=False, lapped=False,
-                       switch="", robots=robots)
+                       switch="", lost=())
 
     def _first_roll(self, state: State, seat: int, line: Line) -> State:
         if seat != -1:
@@ -573,18 +582,14 @@ class MicrobotRacers(Game[State]):
         else:
             expect_args(line, 1, "ACTION")
             action, pit = line.args[0], False
-        # An action lost this turn says why, whoever's go it is (the turn may even be over).
-        lost = self._forfeit_refusal(state.robots[seat], state.players[seat], action)
-        if lost is not None:
-            raise lost
         if state.phase != "do":
-            raise IllegalLine("actions are carried out after all six picks")
+            raise self._lost(state, seat, action) or IllegalLine("actions are carried out after all six picks")
         if seat != state.to_act:
-            raise NotYourTurn(f"it is {state.players[state.to_act]}'s action")
+            raise self._lost(state, seat, action) or NotYourTurn(f"it is {state.players[state.to_act]}'s action")
         robot = state.robots[seat]
         refusal = self._do_refusal(robot, state.players[seat], action)
         if refusal is not None:
-            raise refusal
+            raise self._lost(state, seat, action) or refusal
         how = KIND.get(action) or kind(action)
         left = list(robot.left)
         left.remove(action)
@@ -598,11 +603,14 @@ class MicrobotRacers(Game[State]):
         elif how == "drift":
             changes["may_drift"] = False
         robots = set_robot(state.robots, seat, replace(robot, **changes))
-        to_act, phase = 1 - seat, "do"
+        to_act, phase, lost = 1 - seat, "do", state.lost
         if how != "jump":  # (a jump's roll comes first) who acts next, in the same copy
-            robots, to_act, phase = self._next_action(robots, to_act)
+            settled, to_act, phase = self._next_action(robots, to_act)
+            if settled is not robots:
+                lost += stuck_lost(robots, settled)
+            robots = settled
         return replace(state, robots=robots, acting=seat, action=action, halted=False,
-                       lapped=False, switch="", to_act=to_act, phase=phase,
+                       lapped=False, switch="", to_act=to_act, phase=phase, lost=lost,
                        check="jump" if how == "jump" else "")
 
     def _roll_check(self, state: State, line: Line) -> State:
@@ -616,8 +624,9 @@ class MicrobotRacers(Game[State]):
                 return replace(state, robots=robots, check="")
             return replace(state, check="")
         if state.check == "jump":  # a missed jump also loses the robot's other actions
-            robots = set_robot(state.robots, seat, replace(robot.forfeit(Loss.MISSED), health=robot.health - 1))
-            return replace(state, robots=robots, check="", acting=None, action="")
+            robots = set_robot(state.robots, seat, replace(robot, health=robot.health - 1, left=()))
+            return replace(state, robots=robots, check="", acting=None, action="",
+                           lost=state.lost + forfeits(robot, seat, Loss.MISSED))
         robots = set_robot(state.robots, seat, replace(robot, health=robot.health - 1))
         return replace(state, robots=robots, check="")
 
@@ -647,12 +656,13 @@ class MicrobotRacers(Game[State]):
         what = line.args[0]
         if what not in ("block", "robot"):
             raise BadArguments("an impact is with a 'block' or the other 'robot'")
-        robot = state.robots[seat].forfeit(Loss.ROBOT if what == "robot" else Loss.BLOCK)
-        robots = set_robot(state.robots, seat, replace(robot, health=robot.health - 1))
+        robot = state.robots[seat]
+        robots = set_robot(state.robots, seat, replace(robot, health=robot.health - 1, left=()))
         if what == "robot":
             other = robots[1 - seat]
             robots = set_robot(robots, 1 - seat, replace(other, health=other.health - 1))
-        return replace(state, robots=robots, halted=True)
+        lost = forfeits(robot, seat, Loss.ROBOT if what == "robot" else Loss.BLOCK)
+        return replace(state, robots=robots, halted=True, lost=state.lost + lost)
 
     def _puddle(self, state: State, seat: int, line: Line) -> State:
         """The other robot's puddle after a switch: once a switch, then its roll is pending.
@@ -685,18 +695,20 @@ class MicrobotRacers(Game[State]):
             to_act = 1 - state.p1  # the six picks are made: P2 acts first
         elif state.phase != "do" or state.check:
             return state
-        robots, to_act, phase = self._next_action(robots, to_act)
-        if robots is state.robots and to_act == state.to_act and phase == state.phase:
+        settled, to_act, phase = self._next_action(robots, to_act)
+        if settled is robots and to_act == state.to_act and phase == state.phase:
             return state
-        return replace(state, robots=robots, to_act=to_act, phase=phase)
+        lost = state.lost + stuck_lost(robots, settled) if settled is not robots else state.lost
+        return replace(state, robots=settled, to_act=to_act, phase=phase, lost=lost)
 
     @staticmethod
     def _next_action(robots: tuple[Robot, Robot], to_act: int) -> tuple[tuple[Robot, Robot], int, str]:
         """Who acts next in the do phase, ``to_act`` if it can: picks that can no longer be
         carried out are lost, a robot with no picks left is passed over, and with none left
-        the turn is ``done``. The robots (changed only by lost picks), the seat and the phase."""
+        the turn is ``done``. The robots (changed only by lost picks, and then a new pair with
+        a new robot for each that lost them), the seat and the phase."""
         if stuck(robots[0]) or stuck(robots[1]):
-            first, second = (robot.forfeit() if stuck(robot) else robot for robot in robots)
+            first, second = (replace(robot, left=()) if stuck(robot) else robot for robot in robots)
             robots = (first, second)
         if not robots[to_act].left:
             if not robots[1 - to_act].left:

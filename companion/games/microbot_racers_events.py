@@ -127,9 +127,10 @@ def lost_picks(before: State, after: State, line: Line, ruled: bool) -> list[str
     (``drifts forfeited: too soon``), which keeps two lines enough. ``ruled``: those lost
     for a rule, else those lost because the robot stopped."""
     said = []
-    for seat, (was, now) in enumerate(zip(before.robots, after.robots)):
-        lost = now.forfeited[len(was.forfeited):] if after.turn == before.turn else now.forfeited
-        whose = "" if line.actor == before.players[seat] else f"{before.players[seat]}'s "
+    new = after.lost[len(before.lost):] if after.turn == before.turn else after.lost
+    for seat, name in enumerate(before.players):
+        lost = [(action, why) for who, action, why in new if who == seat]
+        whose = "" if line.actor == name else f"{name}'s "
         reasons = (why for _, why in lost if bool(WHY[why]) == ruled)
         for why in dict.fromkeys(reasons):  # one event a reason, in order
             actions = [action for action, reason in lost if reason == why]
