@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from companion.exc import RecordError, UnreadableRecord
 from companion.games.base import Summary
-from companion.record import Replayer, format_record, summarise
+from companion.record import format_record, replay_header, summarise
 from companion.salvage import Row, legal_entries, text_or_bytes
 from companion.session import audited_lines
 from companion.store import Store
@@ -46,14 +46,11 @@ def export(store: Store, gid: int, raw: bool = False) -> Exported | None:
         "SELECT * FROM entries WHERE game = ? ORDER BY seq", (gid,))}
     every = stored_lines(row, entries) if raw else b""
     header = row["header"]
-    replayer = Replayer()
     try:
         if not isinstance(header, str):
             raise UnreadableRecord("its header is not text")
         lines = header.split("\n")
-        for number, text in enumerate(lines, start=1):
-            replayer.feed(number, text)
-        replayer.finish()
+        replayer = replay_header(lines)
     except RecordError as err:
         return Exported("", None, every, err.line, f"game {gid}'s header: {err.reason}")
     except UnreadableRecord as err:

@@ -133,7 +133,7 @@ class RecordReader:
                     else:
                         for piece in pieces:
                             number += 1
-                            yield number, self._words(piece)
+                            yield number, self.words_of(piece)
                 bom = len(codecs.BOM_UTF8) if number == 0 and tail.startswith(codecs.BOM_UTF8) else 0
                 if len(tail) <= MAX_LINE_BYTES + 1 + bom:
                     break
@@ -145,7 +145,7 @@ class RecordReader:
             yield number, self._content(number, tail, self.taken - len(tail), ended=False)
 
     @staticmethod
-    def _words(piece: str) -> str | None:
+    def words_of(piece: str) -> str | None:
         """A line's words before its comment (``piece``, without its LF); None when they are
         longer than :data:`MAX_LINE_BYTES`."""
         comment = piece.find("#")
@@ -374,6 +374,24 @@ class Replayer:
             self.header = Header(self.header.game, self.header.players, tuple(self._options))
             self.state = self.header.start()
             self._actors = frozenset((*self.header.players, TABLE))
+
+
+def replay_header(lines: Iterable[str]) -> Replayer:
+    """A replayer past a stored game's header lines, read as a record's lines are (a ``#``
+    comment dropped, such as the companion's seat, ``# companion plays Bob``), state set up;
+    RecordError or UnreadableRecord as for a record.
+
+    Every reader of a stored header comes through here (a session, export, salvage), so a
+    header is read one way, and the same way as the record it begins.
+
+    >>> replay_header(["game microbot-racers", "players Ann Bob", "# companion plays Bob"]).header.players
+    ('Ann', 'Bob')
+    """
+    replayer = Replayer()
+    replayer.feed_all((number, RecordReader.words_of(text))
+                      for number, text in enumerate(lines, start=1))
+    replayer.finish()
+    return replayer
 
 
 @valueclass

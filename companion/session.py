@@ -41,7 +41,7 @@ from companion.checkpoint import EVERY, decode, encode, engine_tag
 from companion.dice import chained, rolled
 from companion.exc import Incompatible, NothingToRedo, NothingToUndo
 from companion.games.base import Game, IllegalLine, Line, Outcome, Prompt, Roll, Summary
-from companion.record import Header, format_record, replay_text, summarise
+from companion.record import Header, format_record, replay_header, summarise
 from companion.store import Entry, MadeRoll, Store
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,9 @@ class Session:
         row = store.game(gid)
         self.store = store
         self.gid = gid
-        self.header = replay_text("\n".join(row.header) + "\n").header
+        header = replay_header(row.header).header
+        assert header is not None  # replay_header finishes the header or raises
+        self.header = header
         self._stored_header = row.header  # a game's header is written once, when it is created
         self.game: Game[Any] = self.header.game
         self.head = 0
@@ -390,8 +392,11 @@ class Session:
             return None
         try:
             return found.seq, decode(self.game, found.state)
-        except Incompatible as err:
-            log.warning("game %s: checkpoint at entry %s dropped: %s", self.gid, found.seq, err)
+        except Exception as err:  # a cache: whatever reading it back raises, the record is
+            # replayed instead (decode names what it expects as Incompatible; an engine's
+            # own value class may refuse a value in any way of its own)
+            reason = err if isinstance(err, Incompatible) else f"{type(err).__name__}: {err}"
+            log.warning("game %s: checkpoint at entry %s dropped: %s", self.gid, found.seq, reason)
             self._stale = True
             return None
 

@@ -317,28 +317,36 @@ class Store:
         matches the record; and whether the game has checkpoints up to there that do not
         match it (stale: :meth:`renew_stored_state` replaces them).
 
-        Checking reads the game's lines up to the checkpoint once, joined by SQLite a block
-        at a time (no replay): about 10 ms of CPU for 10,000 entries on a PC.
+        A checkpoint is a cache: whatever is wrong with it (a value that is not what was
+        written, not text, not UTF-8, a digest of another record) makes it stale, never an
+        error. Checking reads the game's lines up to the checkpoint once, joined by SQLite a
+        block at a time (no replay): about 10 ms of CPU for 10,000 entries on a PC.
         """
         try:
-            found = [(seq, digest, tag) for seq, digest, tag in self.db.execute(
-                "SELECT seq, digest, engine FROM checkpoints WHERE game = ? AND seq <= ?"
-                " ORDER BY seq", (gid, upto))]
+            stored = self.db.execute(
+                "SELECT seq, CAST(digest AS BLOB), CAST(engine AS BLOB) FROM checkpoints"
+                " WHERE game = ? AND seq <= ? ORDER BY seq", (gid, upto)).fetchall()
         except sqlite3.DatabaseError:  # a store that has no such table (read-only, older)
             return None, False
-        if not found:
+        if not stored:
             return None, False
-        digests = self._digests(self.db, gid, [seq for seq, _, _ in found])
-        sound = [(seq, tag) for seq, digest, tag in found if digests[seq] == digest]
-        usable = [seq for seq, tag in sound if tag == engine]
-        stale = len(sound) < len(found)
-        if not usable:  # none sound, or all from other code: replaced after a replay
-            return None, True
-        row = self.db.execute("SELECT state FROM checkpoints WHERE game = ? AND seq = ?",
-                              (gid, usable[-1])).fetchone()
-        if not isinstance(row[0], str):
-            return None, True
-        return Checkpoint(usable[-1], engine, row[0]), stale
+        try:
+            found = [(seq, text(digest), text(tag)) for seq, digest, tag in stored]
+            digests = self._digests(self.db, gid, [seq for seq, _, _ in found])
+            sound = [(seq, digest, tag) for seq, digest, tag in found
+                     if digest[:DIGEST_LENGTH] == digests[seq]]
+            for seq, digest, tag in reversed(sound):
+                if tag != engine:
+                    continue
+                row = self.db.execute("SELECT CAST(state AS BLOB) FROM checkpoints"
+                                      " WHERE game = ? AND seq = ?", (gid, seq)).fetchone()
+                state = text(row[0] if row is not None else None)
+                if digest[DIGEST_LENGTH:] == state_digest(seq, tag, state):
+                    return Checkpoint(seq, engine, state), len(sound) < len(found)
+                break  # the newest of this code is damaged: renewed after the replay
+        except (sqlite3.DatabaseError, ValueError, TypeError, LookupError, ArithmeticError):
+            pass  # a damaged row read: nothing of it is trusted
+        return None, True  # none sound, or all from other code: replaced after a replay
 
     def renew_stored_state(self, gid: int, seq: int, engine: str, state: str) -> None:
         """Drop every checkpoint of the game and keep this one (after a replay on opening
@@ -349,12 +357,30 @@ class Store:
 
     def _keep_checkpoint(self, db: sqlite3.Connection, gid: int, seq: int, engine: str,
                          state: str) -> None:
-        # Going on from the checkpoint before it: only the entries since then are read.
-        known = db.execute("SELECT seq, digest FROM checkpoints WHERE game = ? AND seq < ?"
-                           " ORDER BY seq DESC LIMIT 1", (gid, seq)).fetchone()
-        digest = self._digests(db, gid, [seq], None if known is None else (known[0], known[1]))[seq]
+        # Going on from the checkpoint before it: only the entries since then are read. Its
+        # digest is read as bytes: a damaged one (not UTF-8) means starting from the header,
+        # never a press refused.
+        known = db.execute("SELECT seq, CAST(digest AS BLOB) FROM checkpoints WHERE game = ?"
+                           " AND seq < ? ORDER BY seq DESC LIMIT 1", (gid, seq)).fetchone()
+        record = self._digests(db, gid, [seq], None if known is None else (known[0], known[1]))[seq]
         db.execute("INSERT OR REPLACE INTO checkpoints (game, seq, digest, engine, state)"
-                   " VALUES (?, ?, ?, ?, ?)", (gid, seq, digest, engine, state))
+                   " VALUES (?, ?, ?, ?, ?)",
+                   (gid, seq, record + state_digest(seq, engine, state), engine, state))
+
+    def damaged_checkpoints(self) -> int:
+        """How many checkpoints are not as they were written (their own digest says so):
+        for ``companion doctor``, which reads no record. Each is dropped when its game is
+        next opened."""
+        damaged = 0
+        for seq, digest, tag, state in self.db.execute(
+                "SELECT seq, CAST(digest AS BLOB), CAST(engine AS BLOB), CAST(state AS BLOB)"
+                " FROM checkpoints"):
+            try:
+                sound = text(digest)[DIGEST_LENGTH:] == state_digest(seq, text(tag), text(state))
+            except (ValueError, TypeError):
+                sound = False
+            damaged += not sound
+        return damaged
 
     @staticmethod
     def _digests(db: sqlite3.Connection, gid: int, seqs: Sequence[int],
@@ -553,11 +579,41 @@ class Digest:
 
     @classmethod
     def read(cls, stored: object) -> Digest | None:
-        """A digest as :meth:`__str__` wrote it; ``None`` for anything else."""
-        if not (isinstance(stored, str) and len(stored) == 16
+        """A digest as :meth:`__str__` wrote it (text, or its bytes), alone or first of a
+        checkpoint's two (the record's, then the checkpoint's own); ``None`` for anything
+        else."""
+        if isinstance(stored, bytes):
+            stored = stored.decode("ascii", "replace")
+        if isinstance(stored, str) and len(stored) == 2 * DIGEST_LENGTH:
+            stored = stored[:DIGEST_LENGTH]
+        if not (isinstance(stored, str) and len(stored) == DIGEST_LENGTH
                 and all(c in "0123456789abcdef" for c in stored)):
             return None
         return cls(int(stored[:8], 16), int(stored[8:], 16))
+
+
+#: Characters of a :class:`Digest` as text.
+DIGEST_LENGTH = 16
+
+
+def state_digest(seq: object, engine: str, state: str) -> str:
+    """The digest of a checkpoint's own values, kept after the record's digest in its
+    ``digest`` column: a flipped bit in the state, the engine tag or the position is found,
+    whatever it turned them into.
+
+    >>> state_digest(256, "1 0.9 pig 00000000", "{}")
+    '4fe83b11448105a8'
+    """
+    return str(Digest().add(f"{seq} {engine}\n").add(state))
+
+
+def text(stored: object) -> str:
+    """A stored value read as bytes (``CAST(x AS BLOB)``), as the text it must be: SQLite
+    gives a text column's bytes as they are on the card, and a flipped bit can make them
+    other than UTF-8; ValueError for that, TypeError for a value that was never text."""
+    if not isinstance(stored, bytes):
+        raise TypeError("not text")
+    return stored.decode("utf-8")
 
 
 def utf8(raw: bytes) -> bool:

@@ -13,9 +13,10 @@ import pathlib
 import resource
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 
@@ -96,3 +97,95 @@ def full_disk_scenario(directory: pathlib.Path) -> None:
 
 if __name__ == "__main__":
     full_disk_scenario(pathlib.Path(sys.argv[1]))
+
+
+# --- bit flips in stored values: every single bit of a row, one at a time ---
+
+
+def bit_flips(data: bytes) -> Iterator[bytes]:
+    """``data`` with one bit flipped, for every bit in turn."""
+    for index in range(len(data) * 8):
+        flipped = bytearray(data)
+        flipped[index // 8] ^= 1 << (index % 8)
+        yield bytes(flipped)
+
+
+def integer_flips(value: int, bits: int = 64) -> Iterator[int]:
+    """A signed ``bits``-bit integer (SQLite's INTEGER) with one bit flipped, for each bit."""
+    top = 1 << (bits - 1)
+    for index in range(bits):
+        flipped = (value ^ (1 << index)) & ((1 << bits) - 1)
+        yield flipped - (flipped & top) * 2
+
+
+def row_flips(db: sqlite3.Connection, table: str, key: dict[str, object],
+              columns: Sequence[str]) -> Iterator[str]:
+    """Flip every bit of one stored row's ``columns`` in place, one flip at a time; yield a
+    name for each flip while it is in the file, and put the row back before the next (what
+    the code under test did meanwhile to other rows is the caller's to undo).
+
+    Text is flipped as the bytes SQLite keeps, and stored back as text even where it is no
+    longer UTF-8 (as a flipped bit on the card leaves it); integers as 64-bit values. A
+    flip that would clash with another row's key is skipped (a file cannot hold one).
+    """
+    names = [d[0] for d in db.execute(f"SELECT * FROM {table} LIMIT 0").description]
+    where = " AND ".join(f"{name} = ?" for name in key)
+    kinds = db.execute(f"SELECT {', '.join(f'typeof({n})' for n in names)} FROM {table}"
+                       f" WHERE {where}", list(key.values())).fetchone()
+    assert kinds is not None, f"no such row in {table}: {key}"
+    raws = db.execute(f"SELECT {', '.join(f'CAST({n} AS BLOB)' for n in names)} FROM {table}"
+                      f" WHERE {where}", list(key.values())).fetchone()
+    original = db.execute(f"SELECT * FROM {table} WHERE {where}", list(key.values())).fetchone()
+
+    def put(values: Sequence[object], casts: Sequence[str]) -> None:
+        db.execute(f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join(casts)})",
+                   list(values))
+
+    def remove(values: Sequence[object]) -> None:
+        db.execute(f"DELETE FROM {table} WHERE {where}",
+                   [values[names.index(name)] for name in key])
+
+    for column in columns:
+        at = names.index(column)
+        flips: Iterator[object] = (iter(integer_flips(int(original[at])))
+                                   if kinds[at] == "integer" else iter(bit_flips(bytes(raws[at]))))
+        casts = ["CAST(? AS TEXT)" if i == at and kinds[at] == "text" else "?"
+                 for i in range(len(names))]
+        for number, value in enumerate(flips):
+            row = [value if i == at else original[i] for i in range(len(names))]
+            remove(original)
+            try:
+                put(row, casts)
+            except sqlite3.IntegrityError:
+                put(original, ["?"] * len(names))
+                continue
+            yield f"{column} bit {number}"
+            remove(row)
+            put(original, ["?"] * len(names))
+
+
+# --- the wrong kind of thing where a file belongs ---
+
+#: What can stand where the companion expects one of its files, each made by :func:`put`.
+NOT_FILES = ("directory", "FIFO", "device", "symlink loop")
+
+
+def put(kind: str, path: pathlib.Path) -> None:
+    """Put a ``kind`` (one of :data:`NOT_FILES`, or "empty") at ``path``, replacing what
+    is there. The device is a link to /dev/null (making a device node needs privileges)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "FIFO":
+        os.mkfifo(path)
+    elif kind == "device":
+        path.symlink_to("/dev/null")
+    elif kind == "symlink loop":
+        path.symlink_to(path.name)
+    elif kind == "empty":
+        path.write_bytes(b"")
+    else:
+        raise ValueError(f"no such kind of fault: {kind}")
