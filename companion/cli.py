@@ -24,9 +24,6 @@ from companion.record import MAX_RECORD_BYTES, replay_stream, summary, too_big
 
 if TYPE_CHECKING:
     import argparse
-    import pathlib
-
-    from companion.config import Config
 
 EXIT_ILLEGAL = 1
 EXIT_UNREADABLE = 2
@@ -36,15 +33,6 @@ EXIT_RETRY = 1  # something that may pass (a full or read-only disk, a locked st
 #: SIGPIPE ended, 128 + 13, distinct from the replay contract's 1 and 2.
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
 SYSTEM_CONFIG = "/etc/companion/companion.toml"
-STORE_FILE = "companion.sqlite"
-
-
-def state_dir(given: str | None, reading: bool = False) -> pathlib.Path:
-    """--state, else systemd's $STATE_DIRECTORY, else (``games``, ``export`` on a machine
-    with the service installed) the service's, else the user's XDG state directory."""
-    from companion.statedir import resolve
-
-    return resolve(given, os.path.exists(SYSTEM_CONFIG), reading)
 
 
 def config_path(given: str | None) -> str | None:
@@ -52,10 +40,6 @@ def config_path(given: str | None) -> str | None:
     if given:
         return given
     return SYSTEM_CONFIG if os.path.exists(SYSTEM_CONFIG) else None
-
-
-def store_path(config: Config, directory: pathlib.Path) -> str:
-    return config.store or str(directory / STORE_FILE)
 
 
 # --- replay ---
@@ -114,15 +98,20 @@ def replay(name: str) -> int:
 
 def open_store(args: argparse.Namespace) -> Any:
     from companion.config import load
-    from companion.statedir import check_readable, reader
+    from companion.statedir import check_files, check_readable, locate, not_a_store, reader
     from companion.store import Store
 
     config = load(config_path(args.config))
-    directory = state_dir(args.state, reading=True)
-    path = store_path(config, directory)
-    check_readable(directory)
+    where = locate(args.state, config.store, reading=True)
+    path = where.store
+    check_readable(where.directory)
+    check_files(path)
     if not os.path.exists(path):
         raise ConfigError(path, "(store)", "no games stored here yet")
+    problem = not_a_store(path)
+    if problem:
+        raise StateUnavailable(f"{path}: {problem}: the companion sets it aside and brings "
+                               "its games back from the copies at its next start")
     return Store(path, connect=reader(path))
 
 
@@ -237,13 +226,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from companion.config import load, with_settings
     from companion.runner import run
+    from companion.statedir import locate
 
     config = load(config_path(args.config))
-    directory = state_dir(args.state)
-    config, note = with_settings(config, directory)
+    where = locate(args.state, config.store, reading=False)
+    config, note = with_settings(config, where.directory)
     if note:
         logging.getLogger("companion").warning(note)
-    return run(config, directory, store_path(config, directory), args, note)
+    return run(config, where.directory, where.store, args, note)
 
 
 def build_parser() -> argparse.ArgumentParser:

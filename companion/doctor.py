@@ -34,13 +34,15 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
+from companion.backup import copies
 from companion.config import Config, load
 from companion.exc import ConfigError
+from companion.statedir import COMPANIONS, locate, not_a_file, not_a_store
+from companion.store import Store
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 SERVICE = "companion"
 SERVICE_USER = "companion"
-SYSTEM_STATE = "/var/lib/companion"
 CONFIG_TXT = ("/boot/firmware/config.txt", "/boot/config.txt")
 HEADER_BUS = 1  # the I2C bus on the header's pins 3 and 5 (GPIO 2 and 3)
 I2C_DEFAULT_HZ = 100_000
@@ -86,6 +88,10 @@ FIXES = {
     "sudo": "sudo /opt/companion/venv/bin/companion doctor (to see what this user may not)",
     "store-damaged": "sudo systemctl restart companion (a damaged store is set aside at start "
                      "and its games carried over)",
+    "store-path": "move {path} away (it is not a file), or set [store] path to a file in "
+                  "/etc/companion/companion.toml; then sudo systemctl restart companion",
+    "checkpoint-damaged": "none needed: a checkpoint only saves time, and the companion drops "
+                          "a damaged one and replays the record when its game is next opened",
     "disk": "sudo apt clean && sudo journalctl --vacuum-size=20M",
     "service-enable": "sudo systemctl enable companion",
     "service-start": "sudo systemctl start companion",
@@ -653,46 +659,57 @@ class Doctor:
     # --- the store ---
 
     def check_store(self) -> Iterator[Finding]:
-        from companion.cli import STORE_FILE, state_dir
-
-        if self.config.store:
-            path = self.config.store
-        elif self.state is None and self.host.exists(f"/etc/systemd/system/{SERVICE}.service"):
-            path = f"{SYSTEM_STATE}/{STORE_FILE}"
-        else:
-            path = str(state_dir(self.state) / STORE_FILE)
+        path = locate(self.state, self.config.store, reading=True, root=self.host.root).store
         real = self.host.at(path)
         directory = os.path.dirname(real)
         if os.path.isdir(directory) and not self.host.readable(directory):
             yield Finding(WARN, "store", f"cannot look into {os.path.dirname(path)}", fix("sudo"))
             return
+        for suffix in ("", *COMPANIONS):  # stat only: a FIFO or a device is never opened
+            problem = not_a_file(real + suffix)
+            if problem:
+                yield Finding(FAIL, "store", f"{path}{suffix} {problem}",
+                              fix("store-path", path=path + suffix))
+                return
         if not os.path.exists(real):
             yield Finding(OK, "store", f"no store yet at {path} (made at the first start)")
             return
-        yield self.integrity(path, real)
+        problem = not_a_store(real)
+        if not problem:
+            yield self.integrity(path, real)
+        elif copies(real) or os.path.exists(f"{real}-wal"):
+            yield Finding(FAIL, "store", f"{path}: {problem}", fix("store-damaged"))
+        else:  # nothing was ever kept there: the first start makes the store in its place
+            yield Finding(WARN, "store", f"{path}: {problem}, and there is no copy of it",
+                          fix("store-damaged"))
         yield self.space(directory)
         yield self.backups(path, real)
 
     def integrity(self, path: str, real: str) -> Finding:
+        """SQLite's integrity check, then the checkpoints' own digests (a cache: warn)."""
         # Read-only, and nothing left behind: a store closed cleanly has no -wal, and a
         # read-only connection would create -wal and -shm beside it and leave them; opened
         # as immutable it reads the one file as it is. A running store's log is read as usual.
         immutable = "" if os.path.exists(real + "-wal") else "&immutable=1"
         try:
-            connection = sqlite3.connect(f"file:{urllib.parse.quote(real)}?mode=ro{immutable}",
-                                         uri=True)
+            store = Store(real, connect=lambda name: sqlite3.connect(
+                f"file:{urllib.parse.quote(name)}?mode=ro{immutable}", uri=True))
             try:
-                rows = connection.execute("PRAGMA integrity_check").fetchall()
+                rows = store.db.execute("PRAGMA integrity_check").fetchall()
+                damaged = store.damaged_checkpoints() if rows == [("ok",)] else 0
             finally:
-                connection.close()
+                store.db.close()
         except sqlite3.DatabaseError as err:
             if "unable to open" in str(err) or "readonly" in str(err):
                 return Finding(WARN, "store", f"cannot open {path} ({err})", fix("sudo"))
             return Finding(FAIL, "store", f"{path} is damaged ({err})", fix("store-damaged"))
         result = "; ".join(str(row[0]) for row in rows[:3])
-        if result == "ok":
-            return Finding(OK, "store", f"{path} opens; integrity_check ok")
-        return Finding(FAIL, "store", f"{path} integrity_check: {result}", fix("store-damaged"))
+        if result != "ok":
+            return Finding(FAIL, "store", f"{path} integrity_check: {result}", fix("store-damaged"))
+        if damaged:
+            return Finding(WARN, "store", f"{path} opens; integrity_check ok; {damaged} damaged "
+                           f"checkpoint{'s' if damaged > 1 else ''}", fix("checkpoint-damaged"))
+        return Finding(OK, "store", f"{path} opens; integrity_check ok")
 
     def space(self, directory: str) -> Finding:
         free = self.host.free(directory)

@@ -43,7 +43,7 @@ from companion.io.shake import ShakeSwitch
 from companion.io.systemd import watchdog_period
 from companion.phone import PhoneView
 from companion.salvage import open_store
-from companion.statedir import prepare
+from companion.statedir import full_disk, hold, prepare
 from companion.store import Store
 from companion.ui.app import App
 from companion.ui.draw import blank, text, wrap
@@ -212,15 +212,19 @@ def fault_frame(message: str) -> Image.Image:
     return image
 
 
-def open_games(output: Output, directory: pathlib.Path, store_file: str) -> tuple[Store, str]:
-    """The state directory checked and the store opened; a failure is shown on the screen
-    as well as raised (one line: ConfigError exits 2, StateUnavailable exits 1)."""
+def open_games(output: Output, directory: pathlib.Path, store_file: str,
+               stack: ExitStack) -> tuple[Store, str]:
+    """The state directory checked and held for this process (one daemon per directory),
+    and the store opened; a failure is shown on the screen as well as raised (one line:
+    ConfigError exits 2, StateUnavailable exits 1)."""
     try:
         prepare(directory, store_file)
+        stack.callback(os.close, hold(directory))
         try:
             return open_store(store_file)  # waits for a lock; sets a damaged file aside
         except sqlite3.DatabaseError as err:  # full, failing: may pass, so systemd retries
-            raise StateUnavailable(f"{store_file}: cannot open the store: {err}") from None
+            raise StateUnavailable(f"{store_file}: cannot open the store: "
+                                   f"{full_disk(store_file) or err}") from None
     except (ConfigError, StateUnavailable) as err:
         output.show(fault_frame(f"Cannot start: {err}"))
         raise
@@ -239,7 +243,7 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
     with ExitStack() as stack:
         output = Output(opener, config.screen.shift)
         stack.callback(output.close)
-        store, damaged = open_games(output, directory, store_file)
+        store, damaged = open_games(output, directory, store_file, stack)
         stack.callback(store.close)
         stack.callback(keep_copies(store).stop)  # runs before the close: a last copy
         phone = PhoneView(config.phone, directory, store_file)

@@ -37,7 +37,8 @@ from companion import rawread
 from companion.backup import copies, sync_directory
 from companion.exc import RecordError, UnreadableRecord
 from companion.games import GAMES
-from companion.record import Replayer
+from companion.record import Replayer, replay_header
+from companion.statedir import not_a_store
 from companion.store import STATUSES, Store, primary, quote
 
 log = logging.getLogger(__name__)
@@ -87,17 +88,21 @@ def open_store(path: str) -> tuple[Store, str]:
 
 
 def missing_or_hidden(path: pathlib.Path) -> str:
-    """Damage seen before SQLite opens the files (it would hide it): a missing main file
-    with a log or copies left, or committed transactions the log will not give back."""
+    """Damage seen before SQLite opens the files (it would hide it): a main file that is
+    missing or empty while a log or copies are left (SQLite would start an empty store
+    there), a main file that is not SQLite's, or committed transactions the log will not
+    give back. A missing or empty main file with nothing beside it is a new store."""
     log_file = pathlib.Path(f"{path}-wal")
-    if not path.exists():
+    if not path.exists() or path.stat().st_size == 0:
+        what = "missing" if not path.exists() else "empty (0 bytes)"
         if log_file.exists() and log_file.stat().st_size > rawread.WAL_HEADER:
-            return "the main file is missing but its log is there"
+            return f"the main file is {what} but its log is there"
         if copies(path):
-            return "the main file is missing but its backup copies are there"
-        return ""
-    if not log_file.exists():
-        return ""
+            return f"the main file is {what} but its backup copies are there"
+        return ""  # nothing was ever kept here: a new store
+    problem = not_a_store(str(path))
+    if problem or not log_file.exists():
+        return problem
     main, wal = rawread.read_files(path)
     size = rawread.page_size(main)
     used, hidden = rawread.log_findings(wal, rawread.wal_page_size(wal, size))
@@ -277,8 +282,11 @@ def carry_games(aside: pathlib.Path, store: Store) -> Kept:
     from the newest sound backup copy (it sits beside the store, ``aside``'s original)."""
     original = aside.with_name(aside.name.split(".damaged-")[0])
     copy = newest_sound_copy(original)
-    sources = [sqlite_source("damaged", aside) if aside.exists() else Source("damaged"),
-               raw_source(aside, store.columns(GAMES_TABLE), store.columns(ENTRIES_TABLE))]
+    # The pages first, as they are: SQLite, given a main file that is not its own (empty),
+    # takes the log beside it for a stale one and deletes it.
+    pages = raw_source(aside, store.columns(GAMES_TABLE), store.columns(ENTRIES_TABLE))
+    readable = aside.exists() and not not_a_store(str(aside))
+    sources = [sqlite_source("damaged", aside) if readable else Source("damaged"), pages]
     if copy is not None:
         sources.append(sqlite_source(copy.name, copy))
     kept = Kept(backup=copy.name if copy else "")
@@ -320,14 +328,10 @@ def header_replayer(header: object) -> Replayer | None:
     """A replayer past a stored header, or None if the header does not replay."""
     if not isinstance(header, str):
         return None
-    replayer = Replayer()
     try:
-        for number, text in enumerate(header.split("\n"), start=1):
-            replayer.feed(number, text)
-        replayer.finish()
+        return replay_header(header.split("\n"))
     except (RecordError, UnreadableRecord):
         return None
-    return replayer
 
 
 @dataclass

@@ -133,6 +133,11 @@ def halved(path: str) -> None:
     os.truncate(path, os.path.getsize(path) // 2)
 
 
+def emptied(path: str) -> None:
+    """The main file left at 0 bytes (what some file systems leave after a power cut)."""
+    os.truncate(path, 0)
+
+
 def main_bytes(path: str) -> None:
     garble(path, os.path.getsize(path) // 3, 3000)
 
@@ -157,6 +162,9 @@ CASES = [
     Case("3000 bytes of the main file garbled, after a clean stop", main_bytes, True, 330,
          stopped=True),
     Case("main file cut in half, after a clean stop", halved, True, 330, stopped=True),
+    Case("main file emptied, after a clean stop: the newest copy", emptied, True, 360,
+         stopped=True),
+    Case("main file emptied mid-game, its log left", emptied, True, 330),
     # the files as they were before checkpoints and copies: everything in the log
     Case("log's first 32 bytes garbled, no copies", wal_header, True, 360, copies=False),
     Case("2000 bytes mid-log garbled, no copies", wal_middle, True, 330, copies=False),
@@ -195,6 +203,15 @@ def test_damage_is_noticed_set_aside_and_what_it_spared_is_kept(tmp_path: pathli
             assert note == "" and asides(path) == []
     finally:
         store.close()
+
+
+def test_an_empty_main_file_with_nothing_beside_it_is_a_new_store(tmp_path: pathlib.Path) -> None:
+    """Nothing was ever kept there (no log, no copy): SQLite's empty store, nothing set aside."""
+    path = tmp_path / "companion.sqlite"
+    path.write_bytes(b"")
+    store, note = open_store(str(path))
+    assert note == "" and asides(str(path)) == [] and store.games() == []
+    store.close()
 
 
 # --- a single zeroed page: the index damaged, the leaves intact ---
@@ -549,3 +566,61 @@ def test_a_copy_that_fails_on_a_full_card_leaves_nothing_behind(
     store, note = open_store(path)
     assert note == "" and len(store.games()) == 6
     store.close()
+
+
+# --- every way a stored game is read back, for a header with a comment in it ---
+
+
+def seat_game(path: str) -> tuple[int, Header, list[Line]]:
+    """A Gleeb's and Grues game in which the companion plays Bob: its stored header carries
+    the comment line that says so (``# companion plays Bob``)."""
+    from companion import ai
+
+    game = GAMES["gleebs-and-grues"]
+    header = Header(game, ("Ann", "Bob"))
+    _, lines = playout(game, header.players, random.Random(4), steps=12)
+    store = Store(path)
+    gid = store.create(game.id, [*header.lines(), ai.seat_line("Bob")])
+    session = Session(store, gid)
+    for line in lines:
+        session.play([line])
+    store.close()
+    return gid, header, lines
+
+
+def exported(path: str, gid: int) -> list[str]:
+    out = pathlib.Path(path).with_name("out.record")
+    assert main(["export", str(gid), "--state", str(pathlib.Path(path).parent), "-o", str(out)]) == 0
+    return out.read_text().splitlines()
+
+
+def salvaged(path: str, gid: int) -> list[str]:
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("INSERT INTO games (id, game, header, created, updated, winners) VALUES"
+               " (99, 'microbot-racers', 'game microbot-racers\nplayers Ann Bob', 0, 0, '{[')")
+    db.close()
+    store, note = open_store(path)  # a game that cannot be read sets the store aside: salvage
+    try:
+        assert note.startswith("Damaged store"), note
+        from companion import ai
+
+        assert ai.seats_of(store.game(gid).header) == ("Bob",)  # still the companion's seat
+        return Session(store, gid).record().splitlines()
+    finally:
+        store.close()
+
+
+def downloaded(path: str, gid: int) -> list[str]:
+    store = Store(path)
+    try:
+        return Session(store, gid).record().splitlines()  # what the phone view's download does
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("way", [exported, salvaged, downloaded], ids=lambda f: f.__name__)
+def test_a_game_the_companion_plays_a_seat_in_reads_back_every_way(tmp_path: pathlib.Path,
+                                                                   way: Callable[[str, int], list[str]]) -> None:
+    path = str(tmp_path / "companion.sqlite")
+    gid, header, lines = seat_game(path)
+    assert way(path, gid) == [*header.lines(), *map(str, lines)]

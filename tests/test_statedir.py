@@ -19,7 +19,6 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from companion import cli
 from companion.statedir import SERVICE_STATE, resolve, user_state
 from companion.store import Store
 
@@ -54,16 +53,6 @@ def test_the_state_directory_each_command_uses(case: Where, monkeypatch: pytest.
     expected = {"service": SERVICE_STATE, "user": user_state()}.get(case.expected,
                                                                        pathlib.Path(case.expected))
     assert resolve(case.given, case.installed, case.reading) == expected
-
-
-def test_the_command_line_looks_for_the_installed_service(tmp_path: pathlib.Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("STATE_DIRECTORY", raising=False)
-    monkeypatch.setattr(cli, "SYSTEM_CONFIG", str(tmp_path / "companion.toml"))
-    assert cli.state_dir(None, reading=True) == user_state()
-    (tmp_path / "companion.toml").write_text("")
-    assert cli.state_dir(None, reading=True) == SERVICE_STATE
-    assert cli.state_dir(None) == user_state()
 
 
 # --- another user reading the service's games (needs root to become that user) ---
