@@ -42,6 +42,7 @@ from companion.io.controller import Controller, Counter
 from companion.io.display import NoDisplay, Output
 from companion.io.pages import PAGED
 from companion.record import Header, Replayed, format_record, replay_text
+from companion.statedir import STORE_FILE
 from companion.store import Store
 from companion.ui.app import App
 from companion.ui.driver import Driver
@@ -514,7 +515,7 @@ def store_long_game(state: pathlib.Path, header: Header, lines: list[Line],
     """Put a long unfinished game in a store, one entry a line (set-up, not measured), with
     the checkpoints that playing it would have left (none: as a store from before them)."""
     state.mkdir(parents=True, exist_ok=True)
-    store = Store(str(state / "companion.sqlite"))
+    store = Store(str(state / STORE_FILE))
     gid = store.create(header.game.id, header.lines())
     with store._write() as db:
         db.executemany("INSERT INTO entries (game, seq, lines, rolled) VALUES (?, ?, ?, 0)",

@@ -695,15 +695,15 @@ class Doctor:
             store = Store(real, connect=lambda name: sqlite3.connect(
                 f"file:{urllib.parse.quote(name)}?mode=ro{immutable}", uri=True))
             try:
-                rows = store.db.execute("PRAGMA integrity_check").fetchall()
-                damaged = store.damaged_checkpoints() if rows == [("ok",)] else 0
+                rows = [str(row[0]) for row in store.db.execute("PRAGMA integrity_check")]
+                damaged = store.damaged_checkpoints() if rows == ["ok"] else 0
             finally:
                 store.db.close()
         except sqlite3.DatabaseError as err:
             if "unable to open" in str(err) or "readonly" in str(err):
                 return Finding(WARN, "store", f"cannot open {path} ({err})", fix("sudo"))
             return Finding(FAIL, "store", f"{path} is damaged ({err})", fix("store-damaged"))
-        result = "; ".join(str(row[0]) for row in rows[:3])
+        result = "; ".join(rows[:3])
         if result != "ok":
             return Finding(FAIL, "store", f"{path} integrity_check: {result}", fix("store-damaged"))
         if damaged:

@@ -178,6 +178,20 @@ def store_damaged(pi: FakePi) -> None:
     pi.write("var/lib/companion/companion.sqlite", "SQLite format 3\0" + "garbage" * 200)
 
 
+def checkpoint_damaged(pi: FakePi) -> None:
+    """A long game's kept state with one bit flipped (the record itself is sound)."""
+    from companion.bench import long_race
+    from companion.session import Session
+
+    store = Store(str(pi.root / "var/lib/companion/companion.sqlite"))
+    header, lines = long_race(300)
+    session = Session.new(store, header)
+    for line in lines:
+        session.play([line])
+    store.db.execute("UPDATE checkpoints SET state = replace(state, '\"laps\":3', '\"laps\":1')")
+    store.close()
+
+
 def disk_nearly_full(pi: FakePi) -> None:
     pi.free = 20 * 1024 * 1024
 
@@ -301,6 +315,10 @@ CASES: dict[str, tuple[Callable[[FakePi], None], list[str]]] = {
         ("fail  store     /var/lib/companion/companion.sqlite is damaged (file is not a "
         "database); fix: sudo systemctl restart companion (a damaged store is set aside at "
         "start and its games carried over)")]),
+    "checkpoint damaged": (checkpoint_damaged, [
+        ("warn  store     /var/lib/companion/companion.sqlite opens; integrity_check ok; 1 "
+         "damaged checkpoint; fix: none needed: a checkpoint only saves time, and the companion "
+         "drops a damaged one and replays the record when its game is next opened")]),
     "disk nearly full": (disk_nearly_full, [
         ("warn  store     20 MB free beside the store; fix: sudo apt clean && sudo journalctl "
         "--vacuum-size=20M")]),
