@@ -1,16 +1,35 @@
-"""Rolling copies of the store beside it, made with SQLite's online backup API.
+"""Backup copies of the store beside it, each costing what changed since the one before.
 
-A copy is made when a game begins (its header is then in no copy yet) and ends, after every
-:data:`EVERY` changes during play, and at a clean stop; the newest :data:`KEEP` are kept as
-``companion.sqlite.backup-N`` (N counts up, so the order never depends on the clock). Each copy is first written to
-``companion.sqlite.backup-new``, synced, then renamed: a copy is whole or absent.
+Two kinds of file, named after the store (``companion.sqlite``):
 
-The copy is made by a worker thread with its own connection, so a press never waits for it:
-in WAL mode SQLite lets it read a consistent snapshot while the main thread goes on writing.
-Before each copy the worker checkpoints the log into the main file (PASSIVE: it waits for
-nobody), so that file, not only its log, holds the games.
+- ``companion.sqlite.backup-N``, a whole copy (a *base*), made with SQLite's online backup
+  API. It is written to ``…backup-new``, synced, then renamed: whole or absent.
+- ``companion.sqlite.backup-N.changes``, an SQLite file holding every copy made since base
+  N, one transaction each: for each game changed since the copy before, its row, and its
+  entries and dice rolls from the first one that changed (a push after an undo replaces
+  the entries past its position; an undo changes only the row). The table ``backup_copy``
+  lists the copies, each with the store-wide sequence number (``touched``) it reached; the
+  table ``backup_game`` says which games each copy holds and from which entry.
 
-Salvage (companion/salvage.py) starts from the newest copy that SQLite finds sound.
+A copy is asked for when a game begins (its header is then in no copy yet) and ends, after
+every :data:`EVERY` changes during play, and at a clean stop. It is a transaction appended
+to the changes, unless the changes have grown to :data:`REBASE` of the base's size: then a
+new base is made, and only the newest :data:`KEEP` bases are kept, with their changes. So a
+copy writes what changed, plus its share of the next base, which the changes paid for:
+about three times what changed, whatever the store's history (SQLite's page size of the
+changes file and its journal make the rest). ``companion bench`` measures it.
+
+The worker remembers, between copies, from which entry each game changed (the store tells
+it after each commit); a game it knows nothing of (changed before this process started, or
+by another program) is copied from its first entry. The sequence number finds every game
+changed since the last copy, with SQLite's index on it: a copy reads what changed, not the
+store. Restoring (companion/salvage.py) reads the newest sound base and replays its changes
+on it, copy by copy, up to the first that cannot be read.
+
+The worker makes the copies with its own connection, so a press never waits for one: in WAL
+mode SQLite lets it read a consistent snapshot while the main thread goes on writing. Before
+a base it checkpoints the log into the main file (PASSIVE: it waits for nobody), so that
+file, not only its log, holds the games.
 """
 
 from __future__ import annotations
@@ -21,18 +40,46 @@ import os
 import pathlib
 import sqlite3
 import threading
+import time
+from collections.abc import Mapping
+from typing import Literal
 
-from companion.store import BUSY_TIMEOUT_MS, Store
+from companion.store import BUSY_TIMEOUT_MS, CACHES, Store, primary, quote
 
 log = logging.getLogger(__name__)
 
-KEEP = 3  # copies kept: a copy made just before damage struck may hold it too
+KEEP = 2  # bases kept, each with its changes: a base made just after damage struck has an older one
 EVERY = 100  # entries or head moves between copies during a game (plus one per finished game)
+#: The changes may grow to this share of their base's size before a new base is made. A
+#: base costs the store's size; the changes that made it due cost twice as much at 0.5:
+#: every copy pays about twice its own size again towards the next base.
+REBASE = 0.5
 SUFFIX = ".backup-"
+CHANGES = ".changes"
+#: Pages of the changes file: small, since a copy changes a few rows at the end of each
+#: table (the journal and the pages written count in pages).
+CHANGES_PAGE = 1024
+#: The page cache of each of the worker's connections, in KiB.
+CACHE_KIB = 256
+#: The tables of a copy in the changes file (the store's own tables are there too, each
+#: with a column ``copy`` first).
+COPIES_SCHEMA = (
+    "CREATE TABLE backup_copy (copy INTEGER PRIMARY KEY, touched INTEGER NOT NULL,"
+    " made REAL NOT NULL)",
+    "CREATE TABLE backup_game (copy INTEGER NOT NULL, game INTEGER NOT NULL, since INTEGER,"
+    " PRIMARY KEY (copy, game))",
+)
+#: Tables whose rows belong to a game's entries, by its ``game`` and ``seq`` columns; the
+#: games table is copied by ``id``; any other table (none yet) whole with every copy.
+GAMES_TABLE = "games"
+
+#: For each game changed since the last copy: the first entry that changed (None: only its
+#: row, by an undo, a redo or a new game).
+Changed = Mapping[int, "int | None"]
 
 
 def copies(store: str | pathlib.Path) -> list[pathlib.Path]:
-    """The store's backup copies, newest first."""
+    """The store's bases (whole copies), newest first."""
     path = pathlib.Path(store)
     found = []
     for candidate in path.parent.glob(f"{path.name}{SUFFIX}*"):
@@ -42,23 +89,160 @@ def copies(store: str | pathlib.Path) -> list[pathlib.Path]:
     return [p for _, p in sorted(found, reverse=True)]
 
 
-def make_copy(store: str | pathlib.Path, keep: int = KEEP) -> pathlib.Path:
-    """Checkpoint the store's log, copy the store, keep the newest ``keep`` copies; the copy."""
+def changes_of(base: pathlib.Path) -> pathlib.Path:
+    """The file of the copies made since ``base``."""
+    return base.with_name(base.name + CHANGES)
+
+
+def backup_files(store: str | pathlib.Path) -> list[pathlib.Path]:
+    """Every file of the store's backups (the bases and their changes), newest first."""
+    return [f for base in copies(store) for f in (base, changes_of(base)) if f.exists()]
+
+
+def make_copy(store: str | pathlib.Path, changed: Changed | None = None, keep: int = KEEP,
+              rebase: bool = False) -> pathlib.Path | None:
+    """Copy what changed since the last copy (``changed``: from which entry each game did;
+    None: every changed game from its first) into the newest base's changes, or make a new
+    base (when there is none, ``rebase``, the changes have grown to :data:`REBASE` of it, or
+    the store is not the one they follow). The file written; None when nothing changed."""
     path = pathlib.Path(store)
+    bases = copies(path)
+    if rebase or not bases:
+        return make_base(path, keep)
+    base = bases[0]
+    changes = changes_of(base)
+    try:
+        size = changes.stat().st_size
+    except FileNotFoundError:
+        return make_base(path, keep)
+    if size >= REBASE * base.stat().st_size:
+        return make_base(path, keep)
+    try:
+        written = append_changes(path, changes, changed or {})
+    except sqlite3.DatabaseError as err:
+        if primary(err) not in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+            raise  # full, failing, locked: the next copy tries again
+        log.warning("the copies in %s are damaged (%s): a new whole copy", changes.name, err)
+        return make_base(path, keep)
+    if written == "behind":
+        log.warning("store %s is behind its copies (a store put back by hand?): a new whole "
+                    "copy, and the older copies are kept", path)
+        return make_base(path, keep, prune=False)
+    if written == "unknown":
+        return make_base(path, keep)
+    return changes if written == "copied" else None
+
+
+def append_changes(path: pathlib.Path, changes: pathlib.Path,
+                   changed: Changed) -> Literal["copied", "unchanged", "behind", "unknown"]:
+    """One copy appended to ``changes`` ("copied"), unless nothing changed since the last
+    ("unchanged"), the store's sequence is behind the changes' ("behind": another store),
+    or the changes do not say where they reached ("unknown")."""
+    source = connect(path)
+    try:
+        source.execute("ATTACH DATABASE ? AS changes", (f"{changes.resolve().as_uri()}?mode=rw",))
+        source.execute("PRAGMA changes.synchronous = FULL")
+        source.execute("BEGIN")
+        try:
+            reached = source.execute("SELECT max(copy), max(touched) FROM changes.backup_copy").fetchone()
+            now = source.execute(f"SELECT coalesce(max(touched), 0) FROM {GAMES_TABLE}").fetchone()[0]
+            if reached[0] is None:
+                return "unknown"
+            if now < reached[1]:
+                return "behind"
+            if now == reached[1]:
+                return "unchanged"
+            number = reached[0] + 1
+            for table in tables(source):
+                mirror(source, table)
+            games = [gid for (gid,) in source.execute(
+                f"SELECT id FROM {GAMES_TABLE} WHERE touched > ?", (reached[1],))]
+            for gid in games:  # a game not known to have changed from later: from its start
+                copy_game(source, number, gid, changed.get(gid, 1))
+            for table in tables(source):
+                if table != GAMES_TABLE and not by_game(source, table):
+                    names = ", ".join(map(quote, columns(source, "main", table)))
+                    source.execute(f"INSERT INTO changes.{quote(table)} (copy, {names})"
+                                   f" SELECT ?, {names} FROM main.{quote(table)}", (number,))
+            source.execute("INSERT INTO changes.backup_copy (copy, touched, made) VALUES (?, ?, ?)",
+                           (number, now, time.time()))
+            source.execute("COMMIT")
+        finally:
+            if source.in_transaction:
+                source.execute("ROLLBACK")
+    finally:
+        source.close()
+    return "copied"
+
+
+def copy_game(source: sqlite3.Connection, number: int, gid: int, since: int | None) -> None:
+    """Game ``gid``'s row, and its rows of every table kept by entry from entry ``since``
+    (none when ``since`` is None), into copy ``number`` of the attached changes."""
+    source.execute("INSERT INTO changes.backup_game (copy, game, since) VALUES (?, ?, ?)",
+                   (number, gid, since))
+    for table in tables(source):
+        names = ", ".join(map(quote, columns(source, "main", table)))
+        if table == GAMES_TABLE:
+            source.execute(f"INSERT INTO changes.{quote(table)} (copy, {names}) SELECT ?,"
+                           f" {names} FROM main.{quote(table)} WHERE id = ?", (number, gid))
+        elif since is not None and by_game(source, table):
+            source.execute(f"INSERT INTO changes.{quote(table)} (copy, {names}) SELECT ?,"
+                           f" {names} FROM main.{quote(table)} WHERE game = ? AND seq >= ?",
+                           (number, gid, since))
+
+
+def tables(db: sqlite3.Connection) -> list[str]:
+    """The store's tables that copies keep (its caches are rebuilt from the record)."""
+    return [name for (name,) in db.execute(
+        "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        if name not in CACHES]
+
+
+def columns(db: sqlite3.Connection, schema: str, table: str) -> list[str]:
+    return [row[1] for row in db.execute(f"PRAGMA {schema}.table_info({quote(table)})")]
+
+
+def by_game(db: sqlite3.Connection, table: str) -> bool:
+    """Whether a table's rows belong to a game's entries (it has ``game`` and ``seq``)."""
+    return {"game", "seq"} <= set(columns(db, "main", table))
+
+
+def mirror(db: sqlite3.Connection, table: str) -> None:
+    """The changes' table for one of the store's, with every column the store's has now (a
+    later version may add some), and ``copy`` first."""
+    have = columns(db, "changes", table)
+    if not have:
+        db.execute(f"CREATE TABLE changes.{quote(table)} (copy INTEGER NOT NULL)")
+        have = ["copy"]
+    for name in columns(db, "main", table):
+        if name not in have:
+            db.execute(f"ALTER TABLE changes.{quote(table)} ADD COLUMN {quote(name)}")
+
+
+def make_base(path: pathlib.Path, keep: int = KEEP, prune: bool = True) -> pathlib.Path:
+    """A whole copy of the store as the next base, with its (empty) changes file; the newest
+    ``keep`` bases are kept, and never one that holds more of the games' history than the
+    new one (its copies reached further in the store's sequence)."""
     fresh = path.with_name(f"{path.name}{SUFFIX}new")
     existing = copies(path)
     number = int(existing[0].name.rsplit("-", 1)[1]) + 1 if existing else 1
     target = path.with_name(f"{path.name}{SUFFIX}{number}")
     try:
         write_copy(path, fresh)
+        reached = start_changes(fresh, changes_of(target))
     except BaseException:
         # a full card: a half-written copy must not take the space the store needs
-        with contextlib.suppress(OSError):
-            fresh.unlink()
+        for left in (fresh, changes_of(target)):
+            with contextlib.suppress(OSError):
+                left.unlink()
         raise
     os.replace(fresh, target)
-    for old in copies(path)[keep:]:
-        old.unlink()
+    if prune:
+        for old in copies(path)[keep:]:
+            if sequence_reached(old) <= reached:
+                for name in (changes_of(old), old):
+                    with contextlib.suppress(FileNotFoundError):
+                        name.unlink()
     sync_directory(path.parent)
     return target
 
@@ -67,11 +251,10 @@ def write_copy(path: pathlib.Path, fresh: pathlib.Path) -> None:
     """Checkpoint ``path``'s log, then copy it to ``fresh``, synced."""
     with contextlib.suppress(FileNotFoundError):
         fresh.unlink()
-    source = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True,
-                             isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
-    try:  # mode=rw: a store that has gone is not created afresh here
+    source = connect(path)
+    try:
         source.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-        copy = sqlite3.connect(fresh, isolation_level=None)
+        copy = connect(fresh, "rwc")
         try:
             source.backup(copy)
             # the copy is one plain file: no log beside it to lose
@@ -84,6 +267,53 @@ def write_copy(path: pathlib.Path, fresh: pathlib.Path) -> None:
         os.fsync(handle.fileno())
 
 
+def start_changes(base: pathlib.Path, changes: pathlib.Path) -> int:
+    """The changes file of a new base, holding only where the base reached in the store's
+    sequence (copy 0); that sequence number."""
+    with contextlib.suppress(FileNotFoundError):
+        changes.unlink()
+    db = sqlite3.connect(base, isolation_level=None)
+    try:
+        reached = db.execute(f"SELECT coalesce(max(touched), 0) FROM {GAMES_TABLE}").fetchone()[0]
+    finally:
+        db.close()
+    db = sqlite3.connect(changes, isolation_level=None)
+    try:
+        db.execute(f"PRAGMA page_size = {CHANGES_PAGE}")
+        db.execute("PRAGMA synchronous = FULL")
+        db.execute("BEGIN")  # whole or absent
+        for statement in COPIES_SCHEMA:
+            db.execute(statement)
+        db.execute("INSERT INTO backup_copy (copy, touched, made) VALUES (0, ?, ?)",
+                   (reached, time.time()))
+        db.execute("COMMIT")
+    finally:
+        db.close()
+    return int(reached)
+
+
+def sequence_reached(base: pathlib.Path) -> int:
+    """How far in the store's sequence a base and its changes reached (0 when unreadable)."""
+    try:
+        db = sqlite3.connect(f"{changes_of(base).resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            return int(db.execute("SELECT coalesce(max(touched), 0) FROM backup_copy").fetchone()[0])
+        finally:
+            db.close()
+    except sqlite3.DatabaseError:
+        return 0
+
+
+def connect(path: pathlib.Path | str, mode: str = "rw") -> sqlite3.Connection:
+    """A connection of the worker's, with a small page cache: a copy reads each page once,
+    and the daemon's memory must not grow with the store (SQLite's default cache is 2 MB a
+    connection). To the store, ``mode=rw``: a store that has gone is not created afresh."""
+    db = sqlite3.connect(f"{pathlib.Path(path).resolve().as_uri()}?mode={mode}", uri=True,
+                         isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+    return db
+
+
 def sync_directory(directory: pathlib.Path) -> None:
     """Make renames in ``directory`` durable, so a power cut cannot undo them."""
     handle = os.open(directory, os.O_RDONLY)
@@ -94,27 +324,35 @@ def sync_directory(directory: pathlib.Path) -> None:
 
 
 class Backups:
-    """The store's rolling copies, made off the press path by a worker thread.
+    """The store's copies, made off the press path by a worker thread.
 
     Hang :meth:`changed` on :attr:`Store.after_commit`; :meth:`start` the worker;
     :meth:`stop` it at a clean stop (it makes a last copy if anything changed). Without a
     worker (tests), :meth:`run_due` makes the copy asked for, in the caller's thread.
+    ``rebase``: the first copy is a whole one (after salvage made the store anew).
     """
 
-    def __init__(self, store: str, keep: int = KEEP, every: int = EVERY) -> None:
+    def __init__(self, store: str, keep: int = KEEP, every: int = EVERY,
+                 rebase: bool = False) -> None:
         self.store = store
         self.keep = keep
         self.every = every
+        self.rebase = rebase
         self.changes = 0  # since the last copy was asked for (main thread only)
         self.wanted = False
         self.stopping = False
+        #: For each game changed since the last copy, the first entry that changed.
+        self.pending: dict[int, int | None] = {}
         self.lock = threading.Lock()
         self.wake = threading.Event()
         self.thread: threading.Thread | None = None
 
-    def changed(self, milestone: bool) -> None:
-        """One committed change (main thread; a counter and, now and then, an event): ask
-        for a copy when a game just began or ended, or enough changed."""
+    def changed(self, gid: int, since: int | None, milestone: bool) -> None:
+        """One committed change to game ``gid`` from entry ``since`` (None: its row only)
+        (main thread; a counter, a dictionary and, now and then, an event): ask for a copy
+        when a game just began or ended, or enough changed."""
+        with self.lock:
+            self.pending[gid] = earliest(self.pending.get(gid, since), since)
         self.changes += 1
         if milestone or self.changes >= self.every:
             self.request()
@@ -128,6 +366,8 @@ class Backups:
     def start(self) -> None:
         self.thread = threading.Thread(target=self._work, name="backups", daemon=True)
         self.thread.start()
+        if self.rebase:
+            self.request()
 
     def stop(self) -> None:
         """Finish the copy under way; make a last one if anything changed since."""
@@ -149,23 +389,43 @@ class Backups:
                 return
 
     def run_due(self) -> pathlib.Path | None:
-        """Make the copy asked for, if one was; the copy."""
+        """Make the copy asked for, if one was; the file written."""
         with self.lock:
             if not self.wanted:
                 return None
             self.wanted = False
+            changed, self.pending = self.pending, {}
         try:
-            made = make_copy(self.store, self.keep)
+            made = make_copy(self.store, changed, self.keep, self.rebase)
         except (OSError, sqlite3.Error) as err:
+            with self.lock:  # not copied: still to be copied next time
+                for gid, since in changed.items():
+                    self.pending[gid] = earliest(self.pending.get(gid, since), since)
             log.error("store copy failed (%s); the store itself is unchanged", err)
             return None
-        log.info("store copied to %s", made.name)
+        self.rebase = False
+        if made is not None:
+            log.info("store copied to %s", made.name)
         return made
 
 
-def keep_copies(store: Store) -> Backups:
-    """Rolling copies of ``store`` from now on, by a worker thread; stop it at the end."""
-    backups = Backups(store.path)
+
+def earliest(known: int | None, since: int | None) -> int | None:
+    """What two changes to one game changed together: the entries from the earlier of their
+    first entries (None: only the row, as an undo).
+
+    >>> earliest(None, 7), earliest(5, 7), earliest(None, None)
+    (7, 5, None)
+    """
+    if known is None or since is None:
+        return since if known is None else known
+    return min(known, since)
+
+
+def keep_copies(store: Store, rebase: bool = False) -> Backups:
+    """Copies of ``store`` from now on, by a worker thread; stop it at the end. ``rebase``:
+    a whole copy first (the store was just made anew by salvage)."""
+    backups = Backups(store.path, rebase=rebase)
     store.after_commit = backups.changed
     backups.start()
     return backups

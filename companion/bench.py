@@ -529,6 +529,102 @@ def store_long_game(state: pathlib.Path, header: Header, lines: list[Line],
     store.close()
 
 
+# --- backup copies: what a game start writes, with a short and a long history ---
+
+#: Stores of this many finished games for the backup figures.
+BACKUP_GAMES = (10, 2_000)
+#: Game starts measured in each (the first, whole copy is made before, not measured).
+BACKUP_STARTS = 40
+
+
+def games_store(path: pathlib.Path, records: list[Replayed], games: int) -> None:
+    """A store of ``games`` finished games: the session's records stored entry by entry,
+    then copied under new numbers by SQL until there are enough (set-up, not measured)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    store = Store(str(path))
+    for replayed in records[:games]:
+        gid = store.create(replayed.header.game.id, replayed.header.lines())
+        for line in replayed.actions:
+            store.push(gid, [str(line)], rolled=False, over=False, winners=[])
+    with store._write() as db:
+        db.execute("UPDATE games SET status = 'over'")  # the box shows its home screen
+        names = [name for name in store.columns("games") if name != "id"]
+        listed = ", ".join(names)
+        while (count := db.execute("SELECT count(*) FROM games").fetchone()[0]) < games:
+            more = min(count, games - count)
+            offset = db.execute("SELECT max(id), max(touched) FROM games").fetchone()
+            db.execute(f"INSERT INTO games (id, {listed}) SELECT id + ?, "
+                       + ", ".join("touched + ?" if n == "touched" else n for n in names)
+                       + " FROM games WHERE id <= ?", (offset[0], offset[1], more))
+            db.execute("INSERT INTO entries (game, seq, lines, rolled) SELECT game + ?, seq,"
+                       " lines, rolled FROM entries WHERE game <= ?", (offset[0], more))
+    store.close()
+
+
+def written() -> int:
+    """Bytes this thread has handed to write() and pwrite() so far (Linux's accounting)."""
+    for line in pathlib.Path("/proc/thread-self/io").read_text().splitlines():
+        if line.startswith("wchar:"):
+            return int(line.split()[1])
+    raise RuntimeError("no wchar in /proc/thread-self/io")
+
+
+def report_backups(work: pathlib.Path, records: list[Replayed]) -> float:
+    """Bytes written per game start (the new game's commit and its copy), in a store of few
+    games and in one of many; the copies are made in this thread, as the worker would. The
+    daemon's peak memory starting a game in the largest store, its first (whole) copy made
+    meanwhile, is returned."""
+    from companion.backup import REBASE, Backups, copies
+    from companion.session import Session
+
+    peak = 0.0
+    for games in BACKUP_GAMES:
+        path = work / f"backups-{games}" / STORE_FILE
+        games_store(path, records, games)
+        if games == max(BACKUP_GAMES):  # the first run compiles the bytecode: not measured
+            for run in ("first", "measured"):
+                shutil.copytree(path.parent, work / f"backups-{run}")
+                peak = daemon_peak_mb(work / f"backups-{run}", CAPTURE_KEYS)
+        store = Store(str(path))
+        backups = Backups(str(path))
+        store.after_commit = backups.changed
+        backups.request()
+        backups.run_due()  # the first whole copy: every later one follows it
+        total, copied, whole = [], [], 0
+        for number in range(BACKUP_STARTS):
+            before = written()
+            Session.new(store, records[number % len(records)].header)
+            between = written()
+            made = backups.run_due()
+            total.append(written() - before)
+            copied.append(written() - between)
+            whole += made is not None and made == copies(path)[0]
+        size = path.stat().st_size
+        store.close()
+        print(f"bytes written per game start, {games:,} games in the store ({size / 1e6:.1f} MB): "
+              f"{Spread.of(total).show(' B')}; its copy {Spread.of(copied).show(' B')}; "
+              f"{whole} of {BACKUP_STARTS} copies whole (due once the changes reach "
+              f"{REBASE:.0%} of the last whole copy)")
+    return peak
+
+
+def daemon_peak_mb(state: pathlib.Path, keys: str) -> float:
+    """The daemon's peak resident memory through scripted presses to its clean stop, read
+    from /proc while it runs (see :func:`start_up` for why not its rusage)."""
+    child = subprocess.Popen(companion_command(state, "--keys", keys), stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             env={**compiled(state.parent), "GPIOZERO_PIN_FACTORY": "mock"})
+    peak = 0.0
+    while child.poll() is None:
+        try:
+            peak = max(peak, peak_rss_mb(child.pid))
+        except (OSError, RuntimeError):  # it has just ended
+            break
+        time.sleep(0.005)
+    child.wait()
+    return peak
+
+
 # --- replay and capture as whole processes ---
 
 
@@ -771,6 +867,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(f"with the phone view on and {PAGES} pages open ({with_pages.page_events} updates each):")
         report_latency(with_pages)
         report_phone_memory(work)
+        with_games = report_backups(work, records)
         header, lines = long_race(LONG_GAME)
         starts = report_start(work, header, lines)
         huge = long_race(HUGE_GAME)[1]  # the same race, ten times as long
@@ -779,6 +876,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         captured = capture_run(work)
         report_memory({"start": starts["empty"], f"resume {LONG_GAME:,}": starts["long"],
                        "capture": captured.peak_rss_mb, f"replay {LONG_GAME:,}": replayed.peak_rss_mb,
+                       f"a game begun among {max(BACKUP_GAMES):,}, copied whole": with_games,
                        f"replay {HUGE_GAME:,}": replayed_huge.peak_rss_mb})
         report_idle(idle_wakeups(work, args.idle), args.idle)
     return 0

@@ -245,7 +245,8 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
         stack.callback(output.close)
         store, damaged = open_games(output, directory, store_file, stack)
         stack.callback(store.close)
-        stack.callback(keep_copies(store).stop)  # runs before the close: a last copy
+        # runs before the close: a last copy; after salvage, a whole copy of the new store first
+        stack.callback(keep_copies(store, rebase=bool(damaged)).stop)
         phone = PhoneView(config.phone, directory, store_file)
         # The screens ask; the wiring writes the settings file and knows the keys' pins.
         app = App(store, config, phone=phone, save=partial(save_settings, state_dir=directory),

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion import rawread
-from companion.backup import copies, sync_directory
+from companion.backup import changes_of, copies, sync_directory
 from companion.exc import RecordError, UnreadableRecord
 from companion.games import GAMES
 from companion.record import Replayer, replay_header
@@ -248,19 +248,107 @@ def raw_source(path: pathlib.Path, games_columns: list[str], entries_columns: li
     return source
 
 
-def newest_sound_copy(path: pathlib.Path) -> pathlib.Path | None:
-    """The newest backup copy SQLite finds sound (quick_check), or None."""
-    for copy in copies(path):
+def restored(path: pathlib.Path) -> Source | None:
+    """What the newest sound base (a whole copy that SQLite's quick_check finds sound) and
+    the copies made since it hold: the base's rows, with each later copy's rows put in
+    their place, copy by copy, up to the first that cannot be read. None without a base."""
+    for base in copies(path):
         try:
-            db = read_only(copy)
+            db = read_only(base)
             try:
-                if db.execute("PRAGMA quick_check").fetchone()[0] == "ok":
-                    return copy
+                sound = db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
             finally:
                 db.close()
         except sqlite3.DatabaseError:
             continue
+        if sound:
+            source = sqlite_source(base.name, base)
+            later = replay_changes(source, changes_of(base))
+            if later:
+                source.name = f"{base.name} and {later} later cop{'ies' if later > 1 else 'y'}"
+            return source
     return None
+
+
+def replay_changes(source: Source, changes: pathlib.Path) -> int:
+    """Put the rows of each copy in ``changes`` in their place in ``source``, in the order
+    they were made: a game's row, and its rows by entry from the first that changed (those
+    past it are gone). The number of copies put in; a copy that cannot be read wholly ends
+    it (the base and the copies before stay whole)."""
+    if not changes.exists():
+        return 0
+    try:
+        db = read_only(changes)
+    except sqlite3.DatabaseError:
+        return 0
+    try:
+        numbers = [row["copy"] for row in rows(db, "SELECT copy FROM backup_copy WHERE copy > 0"
+                                                   " ORDER BY copy")]
+        kept = [table for table in tables(db) if not table.startswith("backup_")]
+        by_entry = [table for table in kept if table != GAMES_TABLE and
+                    {"game", "seq"} <= set(columns(db, table))]
+        seqs: dict[int, set[int]] = {}  # each game's entries in the source, to drop some
+        for gid, seq in source.entries:
+            seqs.setdefault(gid, set()).add(seq)
+        done = 0
+        for number in numbers:
+            try:
+                games = {row["game"]: row["since"] for row in strict(
+                    db, "SELECT game, since FROM backup_game WHERE copy = ?", number)}
+                found = {table: strict(db, f"SELECT * FROM {quote(table)} WHERE copy = ?", number)
+                         for table in kept}
+            except sqlite3.DatabaseError:
+                break
+            put_copy(source, games, found, by_entry, seqs)
+            done += 1
+        return done
+    finally:
+        db.close()
+
+
+def strict(db: sqlite3.Connection, sql: str, number: int) -> list[Row]:
+    """Every row of a query, without the changes' ``copy`` column; DatabaseError when any
+    cannot be read (a copy is put in whole or not at all)."""
+    cursor = db.execute(sql, (number,))
+    names = [d[0] for d in cursor.description]
+    return [{k: v for k, v in zip(names, values, strict=True) if k != "copy"} for values in cursor]
+
+
+def put_copy(source: Source, games: dict[int, int | None], found: dict[str, list[Row]],
+             by_entry: list[str], seqs: dict[int, set[int]]) -> None:
+    """One copy's rows in their place in ``source`` (see :func:`replay_changes`); ``seqs``:
+    each game's entries in ``source``, kept up to date."""
+    for row in found.get(GAMES_TABLE, []):
+        if row.get("id") in games:
+            source.games[row["id"]] = [row]
+    for gid, since in games.items():
+        if since is None:
+            continue
+        gone = {seq for seq in seqs.get(gid, ()) if seq >= since}
+        for seq in gone:
+            del source.entries[(gid, seq)]
+        seqs[gid] = seqs.get(gid, set()) - gone
+        for table in by_entry:
+            if table != ENTRIES_TABLE:
+                source.others[table] = [row for row in source.others.get(table, [])
+                                        if not (row.get("game") == gid and _at_or_after(row, since))]
+    for row in found.get(ENTRIES_TABLE, []):
+        source.entries[(row["game"], row["seq"])] = [row]
+        seqs.setdefault(row["game"], set()).add(row["seq"])
+    for table, taken in found.items():
+        if table in by_entry and table != ENTRIES_TABLE:
+            source.others.setdefault(table, []).extend(taken)
+        elif table not in (GAMES_TABLE, ENTRIES_TABLE) and table not in by_entry:
+            source.others[table] = taken  # a table copied whole with every copy
+
+
+def _at_or_after(row: Row, since: int) -> bool:
+    seq = row.get("seq")
+    return isinstance(seq, int) and seq >= since
+
+
+def columns(db: sqlite3.Connection, table: str) -> list[str]:
+    return [row["name"] for row in rows(db, f"PRAGMA table_info({quote(table)})")]
 
 
 # --- putting a game back together ---
@@ -281,14 +369,14 @@ def carry_games(aside: pathlib.Path, store: Store) -> Kept:
     """Copy into ``store`` every game that can be read from the set-aside files, starting
     from the newest sound backup copy (it sits beside the store, ``aside``'s original)."""
     original = aside.with_name(aside.name.split(".damaged-")[0])
-    copy = newest_sound_copy(original)
+    copy = restored(original)
     # The pages first, as they are: SQLite, given a main file that is not its own (empty),
     # takes the log beside it for a stale one and deletes it.
     pages = raw_source(aside, store.columns(GAMES_TABLE), store.columns(ENTRIES_TABLE))
     readable = aside.exists() and not not_a_store(str(aside))
     sources = [sqlite_source("damaged", aside) if readable else Source("damaged"), pages]
     if copy is not None:
-        sources.append(sqlite_source(copy.name, copy))
+        sources.append(copy)
     kept = Kept(backup=copy.name if copy else "")
     ids = sorted({gid for source in sources for gid in source.games})
     kept.seen = len(ids)

@@ -160,9 +160,10 @@ class Store:
         ``clock`` stamps the times shown to people."""
         self.path = path
         self.clock = clock
-        # Called after each new game, entry or head move, with whether it began or ended a
-        # game (a milestone): the rolling copies (companion/backup.py) hang here.
-        self.after_commit: Callable[[bool], None] | None = None
+        # Called after each change to a game, with the game, the first entry it changed
+        # (None: only the game's row) and whether it began or ended a game (a milestone):
+        # the backup copies (companion/backup.py) hang here.
+        self.after_commit: Callable[[int, int | None, bool], None] | None = None
         self.db = (connect or _connect)(path)
         try:
             self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -250,7 +251,7 @@ class Store:
                 (game, "\n".join(header), now.when, now.when, now.synced, now.synced),
             )
         assert cur.lastrowid is not None
-        self._committed(True)  # a new header: in no copy yet
+        self._committed(cur.lastrowid, None, True)  # a new header: in no copy yet
         return cur.lastrowid
 
     def push(self, gid: int, lines: Sequence[str], rolled: bool, over: bool,
@@ -270,7 +271,7 @@ class Store:
             self._keep_roll(db, gid, made)
             if state is not None:
                 self._keep_checkpoint(db, gid, head, *state)
-        self._committed(over)
+        self._committed(gid, head, over)
         return head
 
     def move_head(self, gid: int, head: int, over: bool, winners: Sequence[str],
@@ -280,11 +281,11 @@ class Store:
         with self._write() as db:
             self._move(db, gid, head, over, winners)
             self._keep_roll(db, gid, made)
-        self._committed(over)
+        self._committed(gid, None if made is None else made.seq, over)
 
-    def _committed(self, milestone: bool) -> None:
+    def _committed(self, gid: int, since: int | None, milestone: bool) -> None:
         if self.after_commit is not None:
-            self.after_commit(milestone)
+            self.after_commit(gid, since, milestone)
 
     def rolls_reach(self, gid: int) -> int:
         """The furthest entry the game's dice audit holds a roll for (0: none)."""
@@ -412,6 +413,7 @@ class Store:
             now = self.clock.stamp()
             db.execute(f"UPDATE games SET status = ?, {TOUCH} WHERE id = ?",
                        (status, now.when, now.synced, gid))
+        self._committed(gid, None, False)
 
     def columns(self, table: str) -> list[str]:
         """A table's column names in order ([] for no such table)."""

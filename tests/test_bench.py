@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pathlib
 import statistics
 
 import pytest
@@ -38,3 +39,17 @@ def test_every_press_that_shows_a_frame_has_its_cpu_time_with_and_without_the_co
         races: Interactions) -> None:
     assert len(races.cpu) == len(races.cpu_net) == len(races.latency) > 0
     assert all(net <= total for net, total in zip(races.cpu_net, races.cpu))
+
+
+def test_the_backup_figures_stores_hold_as_many_games_as_they_say(tmp_path: pathlib.Path) -> None:
+    from companion.bench import games_store
+    from companion.store import Store
+
+    path = tmp_path / "games.sqlite"
+    games_store(path, session_records(), 37)
+    store = Store(str(path))
+    rows = store.games(limit=100)
+    assert len(rows) == 37 and {row.status for row in rows} == {"over"}
+    assert all(store.entries(row.id) for row in rows)
+    assert len({row.touched for row in rows}) == 37  # each its own place in the order
+    store.close()

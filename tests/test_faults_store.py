@@ -9,6 +9,7 @@ table of entries kept against entries the damage destroyed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import random
@@ -22,14 +23,14 @@ from typing import cast
 
 import pytest
 
-from companion import rawread
-from companion.backup import Backups, copies, make_copy
+from companion import backup, rawread
+from companion.backup import Backups, backup_files, changes_of, copies, make_copy
 from companion.cli import main
 from companion.config import Config
 from companion.games import GAMES
 from companion.games.base import Line
 from companion.record import Header
-from companion.salvage import open_store, raw_source
+from companion.salvage import open_store, raw_source, restored
 from companion.session import Session
 from companion.store import Store
 from companion.ui.app import App
@@ -245,7 +246,7 @@ def test_zeroing_any_single_page_keeps_what_the_other_pages_hold(tmp_path: pathl
         case = tmp_path / f"page-{pgno}"
         case.mkdir()
         path = str(case / "companion.sqlite")
-        for copy in copies(origin):
+        for copy in backup_files(origin):
             shutil.copyfile(copy, case / copy.name.replace("origin", "companion"))
         page = raw[(pgno - 1) * size:pgno * size]
         on_page = keys_on(page, pgno, size)
@@ -296,23 +297,70 @@ def test_a_finished_game_and_a_clean_stop_leave_the_games_in_the_main_file(
     assert not os.path.exists(f"{path}-wal") or os.path.getsize(f"{path}-wal") == 0
 
 
-def test_copies_roll_and_the_newest_few_are_kept(tmp_path: pathlib.Path) -> None:
+def test_copies_keep_what_changed_and_whole_copies_roll(tmp_path: pathlib.Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """After the first whole copy, each copy adds what changed to the newest whole copy's
+    changes; a new whole copy is made once those reach REBASE of it, and the newest KEEP
+    are kept with their changes. Every copy brings back what the store held when it was
+    made."""
+    monkeypatch.setattr(backup, "REBASE", 0.25)  # a few whole copies in a short game
     path = str(tmp_path / "companion.sqlite")
     store = Store(path)
-    backups = Backups(path, keep=3, every=10)
+    backups = Backups(path, keep=2, every=10)
     store.after_commit = backups.changed
     gid = store.create("microbot-racers", ["game microbot-racers", "players Ann Bob"])
-    first = backups.run_due()  # the new game's header
-    assert first is not None
-    made = [first.name]
-    for number in range(1, 56):
+    made = [backups.run_due()]  # the new game's header: the first whole copy
+    assert made == [tmp_path / "companion.sqlite.backup-1"]
+    for number in range(1, 300):
+        base = copies(path)[0]
+        due = os.path.getsize(changes_of(base)) >= backup.REBASE * os.path.getsize(base)
         store.push(gid, [f"table roll {number % 6 + 1} 2"], rolled=False, over=False, winners=[])
         copy = backups.run_due()
-        if copy is not None:
-            made.append(copy.name)
-    assert made == [f"companion.sqlite.backup-{n}" for n in range(1, 7)]
-    assert [p.name for p in copies(path)] == made[::-1][:3]
+        if copy is None:
+            continue
+        made.append(copy)
+        assert copy == (copies(path)[0] if due else changes_of(base)), number
+        assert len(restored(pathlib.Path(path)).entries) == number  # type: ignore[union-attr]
+    bases = [p for p in made if p.name[-1].isdigit()]
+    assert len(bases) >= 3 and len(made) == 30  # a copy every 10 entries, few of them whole
+    assert copies(path) == bases[::-1][:2]  # the newest 2 kept, each with its changes
+    assert sorted(p.name for p in tmp_path.iterdir() if "backup" in p.name) == sorted(
+        p.name for b in bases[::-1][:2] for p in (b, changes_of(b)))
     store.close()
+
+
+def wchar() -> int:
+    """Bytes this thread has handed to write() and pwrite() so far."""
+    io = pathlib.Path("/proc/thread-self/io").read_text()
+    return int(next(line for line in io.splitlines() if line.startswith("wchar:")).split()[1])
+
+
+def test_a_copy_writes_what_changed_not_the_whole_store(tmp_path: pathlib.Path) -> None:
+    """Fault 13: a new game's copy in a store of 6 games and in one of 600 (60 times the
+    history) writes about the same few kilobytes."""
+    written = {}
+    for times in (0, 99):
+        (tmp_path / f"{times}").mkdir()
+        path = str(tmp_path / f"{times}" / "companion.sqlite")
+        build(path, daemon=False)
+        grow(path, times)
+        Store(path).close()
+        store = Store(path)
+        backups = Backups(path)
+        store.after_commit = backups.changed
+        backups.request()
+        assert backups.run_due() == copies(path)[0]  # the first copy is whole
+        costs = []
+        for _ in range(5):
+            before = wchar()
+            Session.new(store, scripts()[0][0])
+            assert backups.run_due() == changes_of(copies(path)[0])
+            costs.append(wchar() - before)
+        store.close()
+        written[times] = max(costs)
+    size = os.path.getsize(str(tmp_path / "99" / "companion.sqlite"))
+    assert size > 1_000_000 and written[99] < 40_000, written
+    assert written[99] < 1.5 * written[0], written
 
 
 # --- values that cannot be read (§1.4) ---
@@ -534,9 +582,8 @@ def test_the_daemon_copies_the_store_and_a_clean_stop_leaves_no_log(tmp_path: pa
     only_main = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
     played = only_main.execute("SELECT count(*) FROM entries").fetchone()[0]
     only_main.close()
-    newest = sqlite3.connect(copies(path)[0])  # made at the stop
-    assert newest.execute("SELECT count(*) FROM entries").fetchone()[0] == played > 0
-    newest.close()
+    copied = restored(pathlib.Path(path))  # the copy made at the stop, on its whole one
+    assert copied is not None and len(copied.entries) == played > 0
 
 
 def test_export_latest_skips_a_game_it_cannot_read_and_says_so(
@@ -624,3 +671,60 @@ def test_a_game_the_companion_plays_a_seat_in_reads_back_every_way(tmp_path: pat
     path = str(tmp_path / "companion.sqlite")
     gid, header, lines = seat_game(path)
     assert way(path, gid) == [*header.lines(), *map(str, lines)]
+
+
+def test_an_emptied_store_is_restored_and_new_games_never_push_the_old_ones_out(
+        tmp_path: pathlib.Path) -> None:
+    """Fault 1 as the issue found it: a 0-byte main file after a clean stop, then three new
+    games. The old games come back from the copies, and the copies made for the new games
+    still hold them: losing the main file again loses nothing acknowledged."""
+    path = str(tmp_path / "companion.sqlite")
+    expected = build(path)
+    make_copy(path)  # the clean stop
+    Store(path).close()
+    emptied(path)
+    store, note = open_store(path)
+    assert note == "Damaged store, 6 kept, 360 entries"
+    backups = Backups(path, rebase=True)  # as the daemon does after salvage
+    store.after_commit = backups.changed
+    backups.request()
+    backups.run_due()
+    for header, lines in scripts()[:3]:
+        session = Session.new(store, header)
+        backups.run_due()
+        session.play([lines[0]])
+        expected[session.gid] = [(str(lines[0]),)]
+    backups.stop()
+    store.close()
+    all_deleted_but_copies(path)
+    store, note = open_store(path)
+    assert kept(store, expected) == 363 and len(store.games(limit=100)) == 9
+    store.close()
+
+
+def all_deleted_but_copies(path: str) -> None:
+    for name in (path, f"{path}-wal", f"{path}-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(name)
+    for aside in asides(path):
+        os.remove(aside)
+
+
+def test_copies_of_a_store_are_never_rotated_away_by_a_store_that_is_behind_them(
+        tmp_path: pathlib.Path) -> None:
+    """A store put back by hand (an older one, or a new empty one while copies are there)
+    gets whole copies of its own, and the copies holding the later games stay."""
+    path = str(tmp_path / "companion.sqlite")
+    build(path)
+    make_copy(path)
+    held = set(backup_files(path))
+    Store(path).close()
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(f"{path}{suffix}")
+    store = Store(path)  # by hand: nothing here knows of the copies
+    for header, _ in scripts()[:3]:
+        Session.new(store, header)
+        make_copy(path, keep=1)
+    store.close()
+    assert held <= set(backup_files(path))
