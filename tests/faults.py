@@ -102,9 +102,11 @@ if __name__ == "__main__":
 # --- bit flips in stored values: every single bit of a row, one at a time ---
 
 
-def bit_flips(data: bytes) -> Iterator[bytes]:
-    """``data`` with one bit flipped, for every bit in turn."""
+def bit_flips(data: bytes, stride: int = 1) -> Iterator[bytes]:
+    """``data`` with one bit flipped, for every bit in turn (of every ``stride``-th byte)."""
     for index in range(len(data) * 8):
+        if (index // 8) % stride:
+            continue
         flipped = bytearray(data)
         flipped[index // 8] ^= 1 << (index % 8)
         yield bytes(flipped)
@@ -119,10 +121,11 @@ def integer_flips(value: int, bits: int = 64) -> Iterator[int]:
 
 
 def row_flips(db: sqlite3.Connection, table: str, key: dict[str, object],
-              columns: Sequence[str]) -> Iterator[str]:
+              columns: Sequence[str], stride: int = 1) -> Iterator[str]:
     """Flip every bit of one stored row's ``columns`` in place, one flip at a time; yield a
     name for each flip while it is in the file, and put the row back before the next (what
-    the code under test did meanwhile to other rows is the caller's to undo).
+    the code under test did meanwhile to other rows is the caller's to undo). ``stride``:
+    only the bits of every ``stride``-th byte of a text or a blob (a sample, for time).
 
     Text is flipped as the bytes SQLite keeps, and stored back as text even where it is no
     longer UTF-8 (as a flipped bit on the card leaves it); integers as 64-bit values. A
@@ -148,7 +151,8 @@ def row_flips(db: sqlite3.Connection, table: str, key: dict[str, object],
     for column in columns:
         at = names.index(column)
         flips: Iterator[object] = (iter(integer_flips(int(original[at])))
-                                   if kinds[at] == "integer" else iter(bit_flips(bytes(raws[at]))))
+                                   if kinds[at] == "integer"
+                                   else iter(bit_flips(bytes(raws[at]), stride)))
         casts = ["CAST(? AS TEXT)" if i == at and kinds[at] == "text" else "?"
                  for i in range(len(names))]
         for number, value in enumerate(flips):

@@ -278,6 +278,11 @@ def long_enough(game: Game[Any], length: int) -> tuple[Header, list[Line]]:
     raise AssertionError(f"no {game.id} game of {length} lines in 100 seeds")
 
 
+#: Every bit of the row for one game; for the others every bit of every STRIDE-th byte (a
+#: sample within the suite's time: all bits of all five games take 4 times as long).
+ALL_BITS, STRIDE = "gleebs-and-grues", 5
+
+
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_every_single_bit_flip_of_a_stored_checkpoint_resumes_the_records_state(
         game_id: str) -> None:
@@ -292,7 +297,8 @@ def test_every_single_bit_flip_of_a_stored_checkpoint_resumes_the_records_state(
     (seq,) = checkpoints(store, gid)
     flips, wrong, failed = 0, [], []
     for flip in row_flips(store.db, "checkpoints", {"game": gid, "seq": seq},
-                          ("state", "digest", "engine", "seq")):
+                          ("state", "digest", "engine", "seq"),
+                          stride=1 if game_id == ALL_BITS else STRIDE):
         flips += 1
         try:
             if Session(store, gid).state != expected:
@@ -301,5 +307,5 @@ def test_every_single_bit_flip_of_a_stored_checkpoint_resumes_the_records_state(
             failed.append(f"{flip}: {type(err).__name__}: {err}")
         store.db.execute("DELETE FROM checkpoints WHERE game = ?", (gid,))  # a renewed one
     print(f"{game_id}: {flips} flips, {len(wrong)} wrong states, {len(failed)} errors")
-    assert flips > 1000
+    assert flips > 500
     assert wrong == [] and failed == []

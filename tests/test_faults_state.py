@@ -23,7 +23,17 @@ from dataclasses import dataclass
 
 import pytest
 
-from companion.statedir import LOCK_FILE, SERVICE_STATE, SERVICE_UNIT, locate, user_state
+from companion.cli import main
+from companion.exc import ConfigError
+from companion.statedir import (
+    LOCK_FILE,
+    SERVICE_STATE,
+    SERVICE_UNIT,
+    hold,
+    locate,
+    not_a_file,
+    user_state,
+)
 from companion.store import Store
 from tests.faults import NOT_FILES, put, tiny_disk_command
 from tests.harness import COMPANION, ENV
@@ -55,9 +65,10 @@ def stored_game(state: pathlib.Path, name: str = "companion.sqlite") -> int:
     return gid
 
 
-def store_line(run: subprocess.CompletedProcess[str]) -> str:
+def store_line(report: subprocess.CompletedProcess[str] | str) -> str:
     """The doctor's first line about the store."""
-    return next(line for line in run.stdout.splitlines() if line.split()[1:2] == ["store"])
+    text = report if isinstance(report, str) else report.stdout
+    return next(line for line in text.splitlines() if line.split()[1:2] == ["store"])
 
 
 # --- the wrong kind of thing at the store's path ---
@@ -79,24 +90,30 @@ MATRIX = [(kind, where) for kind in NOT_FILES for where in WHERES
 @pytest.mark.parametrize(("kind", "where"), MATRIX,
                          ids=[f"{kind} as the {where.name}" for kind, where in MATRIX])
 def test_what_is_not_a_file_at_the_stores_path_is_one_line_and_exit_2_everywhere(
-        tmp_path: pathlib.Path, kind: str, where: Where) -> None:
+        tmp_path: pathlib.Path, kind: str, where: Where, capsys: pytest.CaptureFixture[str]) -> None:
+    """``run`` as a process (a hang would be killed); ``games``, ``export`` and ``doctor``
+    in this one (they look with stat only: a FIFO would hang the test, not pass it)."""
     state = tmp_path / "state"
     stored_game(state)
     path = state / f"companion.sqlite{where.suffix}"
     put(kind, path)
-    for command in ("run", "games", "export"):
-        extra = ("--emulator", "none", "--keys", "") if command == "run" else ()
-        started = time.monotonic()
-        run = companion(command, "--state", str(state), *extra)
-        lines = said(run)
-        assert len(lines) == 1 and str(path) in lines[0] and "not a file" in lines[0], run.stderr
-        assert run.returncode == 2, f"{command}: {run.returncode} {run.stderr}"
-        assert time.monotonic() - started < PROMPTLY / 2
-    doctor = companion("doctor", "--state", str(state))
+    started = time.monotonic()
+    run = companion("run", "--state", str(state), "--emulator", "none", "--keys", "")
+    lines = said(run)
+    assert len(lines) == 1 and str(path) in lines[0] and "not a file" in lines[0], run.stderr
+    assert run.returncode == 2, f"run: {run.returncode} {run.stderr}"
+    assert time.monotonic() - started < PROMPTLY / 2
+    for command in ("games", "export"):
+        assert main([command, "--state", str(state)]) == 2, command
+        out, err = capsys.readouterr()
+        assert out == "" and err.splitlines() == [f"{path}: (store): {not_a_file(str(path))}"]
+    main(["doctor", "--state", str(state)])
+    doctor = capsys.readouterr().out
     assert store_line(doctor).startswith(f"fail  store     {path} is ")
 
 
-def test_a_device_named_as_the_store_is_refused_not_retried(tmp_path: pathlib.Path) -> None:
+def test_a_device_named_as_the_store_is_refused_not_retried(
+        tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``[store] path = "/dev/null"``: exit 2 (systemd does not restart), and the doctor
     does not call it a store that opens."""
     config = tmp_path / "companion.toml"
@@ -105,22 +122,27 @@ def test_a_device_named_as_the_store_is_refused_not_retried(tmp_path: pathlib.Pa
                     "--emulator", "none", "--keys", "")
     assert said(run) == ["/dev/null: (store): is a device, not a file"]
     assert run.returncode == 2
-    doctor = companion("doctor", "--config", str(config), "--state", str(tmp_path / "state"))
-    assert store_line(doctor).startswith("fail  store     /dev/null is a device, not a file")
+    main(["doctor", "--config", str(config), "--state", str(tmp_path / "state")])
+    assert store_line(capsys.readouterr().out).startswith(
+        "fail  store     /dev/null is a device, not a file")
 
 
 @pytest.mark.parametrize("copies", [True, False], ids=["with copies", "nothing beside it"])
-def test_the_doctor_never_calls_an_empty_or_foreign_store_ok(tmp_path: pathlib.Path,
-                                                              copies: bool) -> None:
+def test_the_doctor_never_calls_an_empty_or_foreign_store_ok(
+        tmp_path: pathlib.Path, copies: bool, capsys: pytest.CaptureFixture[str]) -> None:
     state = tmp_path / "state"
     stored_game(state)
     if copies:
         (state / "companion.sqlite.backup-1").write_bytes((state / "companion.sqlite").read_bytes())
     for content in (b"", b"#!/bin/sh\necho not a store\n" * 50):
         (state / "companion.sqlite").write_bytes(content)
-        line = store_line(companion("doctor", "--state", str(state)))
+        main(["doctor", "--state", str(state)])
+        line = store_line(capsys.readouterr().out)
         assert line.startswith(("fail", "warn")), line
         assert str(state / "companion.sqlite") in line
+        assert main(["games", "--state", str(state)]) == 1  # a reader says so in one line
+        (said_line,) = capsys.readouterr().err.splitlines()
+        assert said_line.startswith(f"{state / 'companion.sqlite'}: the main file is")
 
 
 # --- where the store is ---
@@ -138,7 +160,8 @@ def test_every_command_decides_whether_the_service_is_installed_the_same_way(
 
 
 def test_a_relative_store_path_is_in_the_state_directory_for_every_command(
-        tmp_path: pathlib.Path) -> None:
+        tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     state, elsewhere, another = tmp_path / "state", tmp_path / "elsewhere", tmp_path / "another"
     elsewhere.mkdir()
     another.mkdir()
@@ -149,21 +172,25 @@ def test_a_relative_store_path_is_in_the_state_directory_for_every_command(
     assert run.returncode == 0, run.stderr
     assert (state / "games" / "box.sqlite").is_file()
     assert list(elsewhere.iterdir()) == []  # nothing in the working directory
-    games = companion("games", "--config", str(config), "--state", str(state), cwd=another)
-    assert games.returncode == 0 and "Ann" in games.stdout, games.stderr
-    doctor = companion("doctor", "--config", str(config), "--state", str(state), cwd=another)
-    assert store_line(doctor) == f"ok    store     {state}/games/box.sqlite opens; integrity_check ok"
+    monkeypatch.chdir(another)
+    assert main(["games", "--config", str(config), "--state", str(state)]) == 0
+    assert "Ann" in capsys.readouterr().out
+    main(["doctor", "--config", str(config), "--state", str(state)])
+    assert store_line(capsys.readouterr().out) == \
+        f"ok    store     {state}/games/box.sqlite opens; integrity_check ok"
 
 
 def test_a_relative_state_directory_is_the_same_directory_for_every_command(
-        tmp_path: pathlib.Path) -> None:
+        tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
     gid = stored_game(tmp_path / "st2")
-    games = companion("games", "--state", "st2", cwd=tmp_path)
-    assert games.returncode == 0 and games.stdout.split()[0] == str(gid), games.stderr
-    export = companion("export", "--state", "st2", cwd=tmp_path)
-    assert export.returncode == 0 and "table roll 3 2" in export.stdout, export.stderr
-    doctor = companion("doctor", "--state", "st2", cwd=tmp_path)
-    assert store_line(doctor) == \
+    monkeypatch.chdir(tmp_path)
+    assert main(["games", "--state", "st2"]) == 0
+    assert capsys.readouterr().out.split()[0] == str(gid)
+    assert main(["export", "--state", "st2"]) == 0
+    assert "table roll 3 2" in capsys.readouterr().out
+    main(["doctor", "--state", "st2"])
+    assert store_line(capsys.readouterr().out) == \
         f"ok    store     {tmp_path}/st2/companion.sqlite opens; integrity_check ok"
 
 
@@ -210,7 +237,7 @@ def running(tmp_path: pathlib.Path) -> Iterator[subprocess.Popen[str]]:
     child.stderr.close()
 
 
-def test_a_second_daemon_on_the_same_state_directory_is_refused_naming_the_first(
+def test_a_second_daemon_is_refused_naming_the_first_until_the_first_is_gone(
         tmp_path: pathlib.Path, running: subprocess.Popen[str]) -> None:
     state = tmp_path / "state"
     second = companion("run", "--state", str(state), "--emulator", "none", "--keys", "select")
@@ -223,21 +250,8 @@ def test_a_second_daemon_on_the_same_state_directory_is_refused_naming_the_first
     assert games.returncode == 0 and "Ann Bob" in games.stdout, games.stderr
     export = companion("export", "--state", str(state))
     assert export.returncode == 0 and export.stdout.splitlines()[-1] == "table roll 3 2"
-
-
-def test_the_state_directory_is_free_again_once_the_daemon_is_gone(tmp_path: pathlib.Path) -> None:
-    state = tmp_path / "state"
-    stored_game(state)
-    first = subprocess.Popen([*COMPANION, "run", "--state", str(state), "--emulator", "none"],
-                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True, env=ENV)
-    assert first.stderr is not None
-    for line in first.stderr:
-        if line.rstrip().endswith("ready"):
-            break
-    first.kill()  # a power cut or a crash: the kernel lets go of the lock with the process
-    first.wait()
-    first.stderr.close()
+    running.kill()  # a power cut or a crash: the kernel lets go of the lock with the process
+    running.wait()
     again = companion("run", "--state", str(state), "--emulator", "none", "--keys", "")
     assert again.returncode == 0, again.stderr
 
@@ -247,10 +261,12 @@ def test_a_lock_file_that_is_not_a_file_is_one_line(tmp_path: pathlib.Path, kind
     state = tmp_path / "state"
     stored_game(state)
     put(kind, state / LOCK_FILE)
-    run = companion("run", "--state", str(state), "--emulator", "none", "--keys", "")
-    lines = said(run)
-    assert len(lines) == 1 and str(state / LOCK_FILE) in lines[0], run.stderr
-    assert run.returncode == 2
+    with pytest.raises(ConfigError) as refused:
+        hold(state)
+    assert str(refused.value) == f"{state / LOCK_FILE}: (lock): {not_a_file(str(state / LOCK_FILE))}"
+    if kind == "directory":  # the whole way, once: one line and exit 2
+        run = companion("run", "--state", str(state), "--emulator", "none", "--keys", "")
+        assert said(run) == [str(refused.value)] and run.returncode == 2
 
 
 def test_a_lock_file_this_user_may_not_write_is_one_line(tmp_path: pathlib.Path) -> None:
