@@ -574,7 +574,7 @@ def report_backups(work: pathlib.Path, records: list[Replayed]) -> float:
     games and in one of many; the copies are made in this thread, as the worker would. The
     daemon's peak memory starting a game in the largest store, its first (whole) copy made
     meanwhile, is returned."""
-    from companion.backup import REBASE, Backups, copies
+    from companion.backup import REBASE, Backups, changes_of, copies
     from companion.session import Session
 
     peak = 0.0
@@ -589,7 +589,9 @@ def report_backups(work: pathlib.Path, records: list[Replayed]) -> float:
         backups = Backups(str(path))
         store.after_commit = backups.changed
         backups.request()
-        backups.run_due()  # the first whole copy: every later one follows it
+        base = backups.run_due()  # the first whole copy: every later one follows it
+        assert base is not None
+        began = changes_of(base).stat().st_size
         total, copied, whole = [], [], 0
         for number in range(BACKUP_STARTS):
             before = written()
@@ -601,10 +603,13 @@ def report_backups(work: pathlib.Path, records: list[Replayed]) -> float:
             whole += made is not None and made == copies(path)[0]
         size = path.stat().st_size
         store.close()
+        grown = (changes_of(base).stat().st_size - began) / BACKUP_STARTS if not whole else 0.0
+        due = f"every ~{REBASE * base.stat().st_size / grown:,.0f} starts" if grown else "sooner"
         print(f"bytes written per game start, {games:,} games in the store ({size / 1e6:.1f} MB): "
               f"{Spread.of(total).show(' B')}; its copy {Spread.of(copied).show(' B')}; "
-              f"{whole} of {BACKUP_STARTS} copies whole (due once the changes reach "
-              f"{REBASE:.0%} of the last whole copy)")
+              f"{whole} of {BACKUP_STARTS} copies whole; the changes grow {grown:.0f} B a start, "
+              f"so a whole copy ({base.stat().st_size / 1e6:.1f} MB, due at {REBASE:.0%} of it) "
+              f"comes {due}: {grown / REBASE:.0f} B a start")
     return peak
 
 
