@@ -277,8 +277,10 @@ def replay_changes(source: Source, changes: pathlib.Path) -> int:
     it (the base and the copies before stay whole)."""
     if not changes.exists():
         return 0
-    try:
-        db = read_only(changes)
+    try:  # read-write: a copy cut short left a journal, which SQLite rolls back on reading
+        db = sqlite3.connect(f"{changes.resolve().as_uri()}?mode=rw", uri=True,
+                             isolation_level=None)
+        db.text_factory = text_or_bytes
     except sqlite3.DatabaseError:
         return 0
     try:

@@ -16,6 +16,7 @@ import random
 import shutil
 import sqlite3
 import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -728,3 +729,55 @@ def test_copies_of_a_store_are_never_rotated_away_by_a_store_that_is_behind_them
         make_copy(path, keep=1)
     store.close()
     assert held <= set(backup_files(path))
+
+
+def test_a_copy_cut_short_by_a_power_cut_leaves_the_copies_before_it(tmp_path: pathlib.Path) -> None:
+    """A process that dies mid-copy leaves the changes file with a hot journal: SQLite
+    rolls it back when the copies are read, and every copy before it comes back."""
+    path = str(tmp_path / "companion.sqlite")
+    expected = build(path)
+    make_copy(path)  # the last copy made: it holds every entry
+    changes = changes_of(copies(path)[0])
+    spill = ("import os, sqlite3\n"
+             f"db = sqlite3.connect({str(changes)!r}, isolation_level=None)\n"
+             "db.execute('PRAGMA cache_size = 1')\n"  # pages reach the file before the commit
+             "db.execute('BEGIN')\n"
+             "for n in range(3000):\n"
+             "    db.execute('INSERT INTO backup_copy VALUES (?, 1, 0)', (10**6 + n,))\n"
+             "os._exit(0)\n")
+    subprocess.run([sys.executable, "-c", spill], check=True)
+    assert pathlib.Path(f"{changes}-journal").stat().st_size > 0  # hot: the file was changed
+    all_deleted_but_copies(path)
+    store, note = open_store(path)
+    assert kept(store, expected) == 360, note
+    store.close()
+
+
+def test_a_copy_refused_by_a_full_card_is_made_at_the_next_one(tmp_path: pathlib.Path) -> None:
+    """The changes file is as it was (SQLite's journal undoes the copy's pages), and what
+    the refused copy should have held goes into the next one."""
+    path = str(tmp_path / "companion.sqlite")
+    store = Store(path)
+    backups = Backups(path)
+    store.after_commit = backups.changed
+    header, lines = scripts()[0]
+    session = Session.new(store, header)
+    assert backups.run_due() == copies(path)[0]  # whole
+    changes = changes_of(copies(path)[0])
+    before = changes.read_bytes()
+    for line in lines[:10]:
+        session.play([line])
+    backups.request()
+    small = tmp_path / "small"
+    small.write_bytes(bytes(1024))
+    with disk_full(str(small)):  # no file may grow past 1 KiB: the journal cannot be written
+        assert backups.run_due() is None
+    assert changes.read_bytes() == before
+    assert not pathlib.Path(f"{changes}-journal").exists()
+    backups.request()
+    assert backups.run_due() == changes
+    store.close()
+    all_deleted_but_copies(path)
+    store, _ = open_store(path)
+    assert [e.lines for e in store.entries(session.gid)] == [(str(x),) for x in lines[:10]]
+    store.close()
