@@ -12,12 +12,15 @@ Damage is any of:
 - a stored value cannot be decoded (a flipped bit SQLite's checks do not see);
 - the log holds committed transactions that SQLite will not read (its header or a frame in
   the middle garbled: SQLite takes the first bad frame as the end of the log);
-- the main file is gone while its log or backup copies are still there.
+- the main file is gone, empty or not SQLite's while its log or backup copies are still
+  there (SQLite would open an empty file as a new, empty store; a main file that is not
+  SQLite's is set aside whatever is beside it).
 
 What is kept comes from, best first: what SQLite still reads of the damaged files; every
 leaf page and log frame of them read directly (companion/rawread.py: past a damaged index
-or log header); the newest sound backup copy (companion/backup.py). For each entry the first
-of these whose lines replay legally is taken.
+or log header); the backup copies (companion/backup.py): the newest sound whole copy with
+the copies made since put in their place. For each entry the first of these whose lines
+replay legally is taken.
 """
 
 from __future__ import annotations
