@@ -71,7 +71,8 @@ CREATE TABLE IF NOT EXISTS rolls (
 # State checkpoints (companion/checkpoint.py): a cache of the state after entry ``seq``, kept
 # so that resuming replays only the entries after it. ``digest`` sums up the header and every
 # entry's lines up to ``seq`` (:class:`Digest`), so a checkpoint that no longer matches the
-# record is found and dropped; ``engine`` names the code that wrote ``state``. A new table,
+# record is found and dropped, then the row's own values (:func:`state_digest`), so one that
+# is not as it was written is too; ``engine`` names the code that wrote ``state``. A new table,
 # so no migration step: a store from before simply has none yet, and an older program
 # ignores the table (a checkpoint it leaves stale fails its digest here).
 CHECKPOINTS_SCHEMA = """
