@@ -39,6 +39,7 @@ import logging
 import os
 import pathlib
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Mapping
@@ -79,14 +80,27 @@ Changed = Mapping[int, "int | None"]
 
 
 def copies(store: str | pathlib.Path) -> list[pathlib.Path]:
-    """The store's bases (whole copies), newest first."""
-    path = pathlib.Path(store)
+    """The store's bases (whole copies), newest first; only regular files (a FIFO there
+    would hang whoever read it)."""
+    return [base for _, base in numbered(pathlib.Path(store)) if regular(base)]
+
+
+def numbered(path: pathlib.Path) -> list[tuple[int, pathlib.Path]]:
+    """Everything named as a base of the store at ``path``, with its number, newest first."""
     found = []
     for candidate in path.parent.glob(f"{path.name}{SUFFIX}*"):
         number = candidate.name[len(path.name) + len(SUFFIX):]
         if number.isdigit():
             found.append((int(number), candidate))
-    return [p for _, p in sorted(found, reverse=True)]
+    return sorted(found, reverse=True)
+
+
+def regular(path: pathlib.Path) -> bool:
+    """Whether ``path`` is a regular file (not a directory, a FIFO, a device), by stat."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def changes_of(base: pathlib.Path) -> pathlib.Path:
@@ -111,10 +125,9 @@ def make_copy(store: str | pathlib.Path, changed: Changed | None = None, keep: i
         return make_base(path, keep)
     base = bases[0]
     changes = changes_of(base)
-    try:
-        size = changes.stat().st_size
-    except FileNotFoundError:
+    if not regular(changes):  # gone, or something else put in its place
         return make_base(path, keep)
+    size = changes.stat().st_size
     if size >= REBASE * base.stat().st_size:
         return make_base(path, keep)
     try:
@@ -224,8 +237,8 @@ def make_base(path: pathlib.Path, keep: int = KEEP, prune: bool = True) -> pathl
     ``keep`` bases are kept, and never one that holds more of the games' history than the
     new one (its copies reached further in the store's sequence)."""
     fresh = path.with_name(f"{path.name}{SUFFIX}new")
-    existing = copies(path)
-    number = int(existing[0].name.rsplit("-", 1)[1]) + 1 if existing else 1
+    existing = numbered(path)  # past anything put in their place too: never over it
+    number = existing[0][0] + 1 if existing else 1
     target = path.with_name(f"{path.name}{SUFFIX}{number}")
     try:
         write_copy(path, fresh)
@@ -294,6 +307,8 @@ def start_changes(base: pathlib.Path, changes: pathlib.Path) -> int:
 
 def sequence_reached(base: pathlib.Path) -> int:
     """How far in the store's sequence a base and its changes reached (0 when unreadable)."""
+    if not regular(changes_of(base)):
+        return 0
     try:
         db = sqlite3.connect(f"{changes_of(base).resolve().as_uri()}?mode=ro", uri=True)
         try:

@@ -574,9 +574,12 @@ def report_backups(work: pathlib.Path, records: list[Replayed]) -> float:
     games and in one of many; the copies are made in this thread, as the worker would. The
     daemon's peak memory starting a game in the largest store, its first (whole) copy made
     meanwhile, is returned."""
+    import logging
+
     from companion.backup import REBASE, Backups, changes_of, copies
     from companion.session import Session
 
+    logging.getLogger("companion.backup").setLevel(logging.WARNING)  # not a line a copy here
     peak = 0.0
     for games in BACKUP_GAMES:
         path = work / f"backups-{games}" / STORE_FILE

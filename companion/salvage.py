@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion import rawread
-from companion.backup import changes_of, copies, sync_directory
+from companion.backup import changes_of, copies, regular, sync_directory
 from companion.exc import RecordError, UnreadableRecord
 from companion.games import GAMES
 from companion.record import Replayer, replay_header
@@ -278,7 +278,7 @@ def replay_changes(source: Source, changes: pathlib.Path) -> int:
     they were made: a game's row, and its rows by entry from the first that changed (those
     past it are gone). The number of copies put in; a copy that cannot be read wholly ends
     it (the base and the copies before stay whole)."""
-    if not changes.exists():
+    if not regular(changes):  # none, or a FIFO that would hang the start
         return 0
     try:  # read-write: a copy cut short left a journal, which SQLite rolls back on reading
         db = sqlite3.connect(f"{changes.resolve().as_uri()}?mode=rw", uri=True,

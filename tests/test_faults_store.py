@@ -36,7 +36,7 @@ from companion.session import Session
 from companion.store import Store
 from companion.ui.app import App
 from tests.cutdisk import Connection, Disk, PowerCut
-from tests.faults import disk_full
+from tests.faults import NOT_FILES, disk_full, put
 from tests.harness import COMPANION, ENV
 from tests.playout import playout
 
@@ -780,4 +780,24 @@ def test_a_copy_refused_by_a_full_card_is_made_at_the_next_one(tmp_path: pathlib
     all_deleted_but_copies(path)
     store, _ = open_store(path)
     assert [e.lines for e in store.entries(session.gid)] == [(str(x),) for x in lines[:10]]
+    store.close()
+
+
+@pytest.mark.parametrize("kind", NOT_FILES)
+@pytest.mark.parametrize("which", ["whole copy", "its changes"])
+def test_a_backup_file_that_is_not_a_file_never_hangs_a_copy_or_a_start(
+        tmp_path: pathlib.Path, kind: str, which: str) -> None:
+    """A directory, a FIFO, a device or a loop of links where a copy was: the next copy
+    is a new whole one beside it, and a start that restores reads only real files."""
+    path = str(tmp_path / "companion.sqlite")
+    expected = build(path)
+    base = copies(path)[0]
+    put(kind, base if which == "whole copy" else changes_of(base))
+    made = make_copy(path)
+    assert made is not None and made == copies(path)[0] and made.name.endswith(str(
+        int(base.name.rsplit("-", 1)[1]) + 1))
+    Store(path).close()
+    all_deleted_but_copies(path)
+    store, _ = open_store(path)
+    assert kept(store, expected) == 360
     store.close()
