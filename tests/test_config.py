@@ -25,7 +25,7 @@ def test_no_file_means_every_default() -> None:
 def test_the_shipped_example_is_valid() -> None:
     config = load(str(EXAMPLE))
     assert config.display.startswith("--display ssd1306")
-    assert config.buttons.preset == "adafruit-bonnet"
+    assert config.inputs["buttons"].preset == "adafruit-bonnet"
 
 
 @pytest.mark.parametrize(("text", "message"), [

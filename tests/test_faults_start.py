@@ -37,7 +37,9 @@ from companion import runner
 from companion.config import Config, ConfigError, parse
 from companion.daemon import Daemon
 from companion.intents import Intent
-from companion.io.buttons import Edge, KeyLogic, check_pins, stand_ins
+from companion.io.base import Edge, Input
+from companion.io.keylogic import KeyLogic, stand_ins
+from companion.io.pins import check_pins, claims_of
 from tests.harness import frame_shows
 
 COMPANION = [sys.executable, "-m", "companion"]
@@ -156,7 +158,7 @@ def start(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch,
         monkeypatch.setattr(runner, "choose_display", lambda config, args: (opener, False))
         monkeypatch.setattr(runner, "Daemon", Caught)
         # the test presses on after the start: keep the pins and the store open
-        monkeypatch.setattr(runner.ButtonBank, "close", lambda self: None)
+        monkeypatch.setattr(Input, "close", lambda self: None)
         monkeypatch.setattr(runner.Store, "close", lambda self: None)
         config = parse(case.toml, "companion.toml")
         args = argparse.Namespace(emulator=None, display=None, keys=None, capture_dir="")
@@ -201,10 +203,11 @@ def drain(daemon: Daemon) -> None:
 
 
 def started_pins(started: Started) -> dict[str, int]:
+    """Each key's pin by role; the encoder's push as "encoder push"."""
     config: Config = started.daemon.app.config
-    pins = dict(runner.pins_for(config.buttons.preset, config.buttons.pins))
-    if config.encoder.push is not None:
-        pins["encoder push"] = config.encoder.push
+    claims = claims_of(config, [])
+    pins = {claim.role: claim.pin for claim in claims if claim.key.startswith("buttons.")}
+    pins.update(("encoder push", claim.pin) for claim in claims if claim.key == "encoder.push")
     return pins
 
 
