@@ -329,6 +329,10 @@ EXIT_CASES = [
              config_file('[display]\nflags = "--display ssd1306 --interface i2c"\n'
                          "[buttons]\npins = { up = 3 }\n"), 2,
              ["buttons.pins.up", "GPIO3", "I2C"]),
+    ExitCase("a key on the Waveshare HAT's SPI MISO",
+             config_file('[display]\nflags = "--display sh1106 --interface spi"\n'
+                         '[buttons]\npreset = "waveshare-oled-hat"\npins = { roll = 9 }\n'), 2,
+             ["buttons.pins.roll", "GPIO9", "the display's SPI0 MISO"]),
     ExitCase("state under a file", state_at(lambda tmp: "/etc/passwd/x"), 2,
              ["/etc/passwd/x", "Not a directory"]),
     ExitCase("state under /proc", state_at(lambda tmp: "/proc/companion-test/state"), 2,

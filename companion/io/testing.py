@@ -76,6 +76,18 @@ class Clock:
         return self.now
 
 
+def example(table: str) -> Make:
+    """How to make the input registered under ``table``, set up by its own example table
+    read as the configuration file's (``companion.io.base.Input.example``)."""
+    from companion.config import parse
+    from companion.io import INPUTS
+
+    kind = INPUTS[table].input
+    settings = parse({table: dict(kind.example)}, f"{kind.__name__}.example").inputs[table]
+    expect(settings is not None, f"{kind.__name__}.example does not set it up")
+    return partial(kind, settings)
+
+
 def check_input(make: Make, idle: float = IDLE) -> None:
     """Check that the input ``make`` opens keeps the promises of
     :class:`~companion.io.base.Input`; :class:`AssertionError` for the first it breaks.
