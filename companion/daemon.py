@@ -1,6 +1,6 @@
 """The main loop: one thread owns all state and blocks on one queue.
 
-Buttons, the encoder, the keyboard and serial readers only put events on the queue. The
+The inputs, the keyboard and the serial readers only put events on the queue. The
 loop wakes for an event or for the next thing the clock owes it (a debounce or long press
 settling, dimming, blanking, the burn-in shift, the systemd watchdog), and otherwise sleeps:
 an idle companion uses no CPU.

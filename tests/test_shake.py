@@ -15,6 +15,7 @@ from companion.config import ConfigError, parse
 from companion.intents import Intent
 from companion.io.pins import check_pins
 from companion.io.shake import SOURCE, ShakeSettings, ShakeSwitch
+from companion.io.testing import drained
 from tests.harness import Harness
 
 PIN = 26
@@ -49,13 +50,6 @@ def rattle(clock: Clock, edges: int, gap: float) -> None:
         clock.now += gap
         pin.drive_high()
         clock.now += gap
-
-
-def drained(events: queue.Queue[object]) -> list[object]:
-    out = []
-    while not events.empty():
-        out.append(events.get_nowait())
-    return out
 
 
 def test_one_shake_is_one_roll_however_much_it_rattles(switch: Rig) -> None:

@@ -21,7 +21,6 @@ input passes; docs/adding-an-input.md walks through writing one.
 from __future__ import annotations
 
 import logging
-import queue
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
@@ -31,6 +30,8 @@ from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, TypeVar
 from companion.intents import Intent
 
 if TYPE_CHECKING:
+    import queue
+
     from gpiozero import Device, DigitalInputDevice, Factory
 
 log = logging.getLogger(__name__)
