@@ -204,3 +204,19 @@ def test_the_emulator_keyboard_stops_reading_when_its_terminal_goes(
     os.close(controller)  # hung up: reads fail from now on
     keyboard.thread.join(timeout=10)
     assert not keyboard.thread.is_alive()
+
+
+def test_only_keys_that_can_be_held_stand_in_for_a_lost_select() -> None:
+    """The encoder's turns are intents, not keys: a box left with them alone has no key to
+    hold, and says so, rather than offering "hold down" for a key it does not have."""
+    from companion.io.keylogic import hold_hint, stand_ins
+
+    events: queue.Queue[object] = queue.Queue()
+    turns = Encoder(EncoderSettings(5, 6), events)
+    with_push = Encoder(EncoderSettings(12, 16, 13), events)
+    try:
+        assert turns.keys == set() and with_push.keys == {"select"}
+        assert hold_hint(stand_ins(turns.keys)) == "no key left to select with"
+    finally:
+        turns.close()
+        with_push.close()
