@@ -37,10 +37,11 @@ from companion.daemon import Daemon
 from companion.games import GAMES
 from companion.games.base import Choice, Line, Roll
 from companion.intents import Intent
-from companion.io.buttons import KeyLogic
 from companion.io.controller import Controller, Counter
 from companion.io.display import NoDisplay, Output
+from companion.io.keylogic import KeyLogic
 from companion.io.pages import PAGED
+from companion.io.testing import context_switches
 from companion.record import Header, Replayed, format_record, replay_text
 from companion.statedir import STORE_FILE
 from companion.store import Store
@@ -352,7 +353,7 @@ IDLE_CONFIG = '[buttons]\npreset = "adafruit-bonnet"\n'
 def idle_wakeups(work: pathlib.Path, seconds: float) -> Idle:
     """The daemon with the Bonnet's keys on gpiozero's mock pins, left alone for ``seconds``.
 
-    It is the daemon as it runs on a Pi (the same ButtonBank, the same Button objects); only
+    It is the daemon as it runs on a Pi (the same inputs, the same gpiozero devices); only
     the pin factory is gpiozero's mock one, chosen by gpiozero's own environment variable.
     """
     config = work / "idle.toml"
@@ -376,19 +377,6 @@ def idle_wakeups(work: pathlib.Path, seconds: float) -> Idle:
     finally:
         child.terminate()
         child.wait()
-
-
-def context_switches(pid: int) -> dict[str, int]:
-    """Per thread, voluntary plus involuntary context switches so far, from /proc."""
-    counts = {}
-    for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
-        try:
-            status = (task / "status").read_text().splitlines()
-        except FileNotFoundError:  # the thread ended meanwhile
-            continue
-        counts[task.name] = sum(int(line.split()[1]) for line in status
-                                if line.split(":")[0].endswith("ctxt_switches"))
-    return counts
 
 
 PAGES = 8  # the most live pages the phone view serves

@@ -6,7 +6,7 @@ What players change on the settings screen is kept as JSON in the state director
 overrides the file; a damaged settings file is set aside and the defaults are used.
 
 >>> cfg = parse({"screen": {"dim_after": 30}}, "companion.toml")
->>> cfg.screen.dim_after, cfg.buttons.preset
+>>> cfg.screen.dim_after, cfg.inputs["buttons"].preset
 (30.0, 'minimal')
 >>> parse({"screen": {"dim_after": "soon"}}, "companion.toml")
 Traceback (most recent call last):
@@ -22,6 +22,7 @@ import os
 import pathlib
 import time
 import tomllib
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -29,8 +30,6 @@ from companion.exc import ConfigError
 from companion.games.base import RESERVED_NAMES
 from companion.record import NAME
 
-PRESETS = ("adafruit-bonnet", "waveshare-oled-hat", "minimal", "custom")
-ROLES = ("up", "down", "left", "right", "select", "back", "context", "roll")
 DEFAULT_ROSTER = ("Ann", "Bob", "Cat", "Dan", "Eve")
 DEFAULT_BAUD = 115200
 MAX_PORTS = 2
@@ -41,18 +40,12 @@ MOST_SECONDS = 86_400
 
 
 @dataclass(frozen=True)
-class ButtonsConfig:
-    preset: str = "minimal"
-    pins: dict[str, int] = field(default_factory=dict)
+class KeyTiming:
+    """How every key is read, whichever input it belongs to (``[buttons]`` long_press and
+    debounce, for the key logic of :mod:`companion.io.keylogic`)."""
+
     long_press: float = 0.6
     debounce: float = 0.02
-
-
-@dataclass(frozen=True)
-class EncoderConfig:
-    a: int | None = None
-    b: int | None = None
-    push: int | None = None
 
 
 @dataclass(frozen=True)
@@ -72,14 +65,6 @@ class PortConfig:
 
 
 @dataclass(frozen=True)
-class ShakeConfig:
-    """An optional tilt or vibration switch: shaking the box rolls the dice asked for."""
-
-    pin: int | None = None
-    settle: float = 1.0  # seconds of stillness before the next shake rolls again
-
-
-@dataclass(frozen=True)
 class PhoneConfig:
     """The phone view (``[phone]``, companion/phone.py): off by default; where it listens when on."""
 
@@ -93,15 +78,16 @@ class Config:
     """Everything the daemon reads from the configuration file."""
 
     display: str = ""
-    buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
-    encoder: EncoderConfig = field(default_factory=EncoderConfig)
+    keys: KeyTiming = field(default_factory=KeyTiming)
     screen: ScreenConfig = field(default_factory=ScreenConfig)
     roster: tuple[str, ...] = DEFAULT_ROSTER
     store: str = ""
     source: str = "(defaults)"
     serial: tuple[PortConfig, ...] = ()
-    shake: ShakeConfig = field(default_factory=ShakeConfig)
     phone: PhoneConfig = field(default_factory=PhoneConfig)
+    #: Each registered input's settings by its table (``companion.io.INPUTS``); None for an
+    #: input the file does not set up.
+    inputs: Mapping[str, Any] = field(default_factory=lambda: read_inputs(_Reader("(defaults)", {}, "")))
 
 
 class _Reader:
@@ -196,24 +182,12 @@ def parse(data: dict[str, Any], file: str) -> Config:
     if flags and "--display" not in flags.split():
         raise display.fail("flags", "must name the display: add --display ssd1306 (or sh1106, ...)")
     display.done()
+    # [buttons] holds the timing of every key, and the build's keys: the input registered
+    # under that table reads the rest of it.
     buttons = top.table_of("buttons")
-    pins_reader = buttons.table_of("pins")
-    pins = {role: pin for role in ROLES if (pin := pins_reader.pin(role)) is not None}
-    pins_reader.done()
-    button_cfg = ButtonsConfig(
-        preset=buttons.text("preset", "minimal", PRESETS),
-        pins=pins,
-        long_press=buttons.seconds("long_press", 0.6, positive=True),
-        debounce=buttons.seconds("debounce", 0.02),
-    )
-    if button_cfg.preset == "custom" and "select" not in pins:
-        raise buttons.fail("pins", "a custom preset needs at least a select pin")
-    buttons.done()
-    encoder = top.table_of("encoder")
-    encoder_cfg = EncoderConfig(encoder.pin("a"), encoder.pin("b"), encoder.pin("push"))
-    if (encoder_cfg.a is None) != (encoder_cfg.b is None):
-        raise encoder.fail("a", "an encoder needs both a and b pins")
-    encoder.done()
+    keys = KeyTiming(buttons.seconds("long_press", 0.6, positive=True),
+                     buttons.seconds("debounce", 0.02))
+    inputs = read_inputs(top, {"buttons": buttons})
     screen = top.table_of("screen")
     screen_cfg = ScreenConfig(screen.seconds("dim_after", 60.0), screen.seconds("blank_after", 600.0),
                               screen.flag("shift", True), screen.text("rolls", "at-once", ROLLS))
@@ -230,16 +204,26 @@ def parse(data: dict[str, Any], file: str) -> Config:
     store_path = store.text("path", "")
     store.done()
     ports = serial_ports(top.table_of("serial"))
-    shake = top.table_of("shake")
-    shake_cfg = ShakeConfig(shake.pin("pin"), shake.seconds("settle", 1.0, positive=True))
-    shake.done()
     phone = top.table_of("phone")
     phone_cfg = PhoneConfig(phone.flag("enabled", False), phone.address("address", "0.0.0.0"),
                             phone.port("port", 8080))
     phone.done()
     top.done()
-    return Config(flags, button_cfg, encoder_cfg, screen_cfg, tuple(dict.fromkeys(roster)),
-                  store_path, file, ports, shake_cfg, phone_cfg)
+    return Config(display=flags, keys=keys, screen=screen_cfg, roster=tuple(dict.fromkeys(roster)),
+                  store=store_path, source=file, serial=ports, phone=phone_cfg, inputs=inputs)
+
+
+def read_inputs(top: _Reader, opened: Mapping[str, _Reader] | None = None) -> dict[str, Any]:
+    """Every registered input's settings, each read from its own table of ``top`` (or the
+    one already ``opened``): ``companion.io.base.Input.read``."""
+    from companion.io import INPUTS  # the registry: each input loads when first read
+
+    found: dict[str, Any] = {}
+    for name, kit in INPUTS.items():
+        table = opened[name] if opened and name in opened else top.table_of(name)
+        found[name] = kit.input.read(table)
+        table.done()
+    return found
 
 
 def serial_ports(table: _Reader) -> tuple[PortConfig, ...]:

@@ -1,6 +1,6 @@
 """The main loop: one thread owns all state and blocks on one queue.
 
-Buttons, the encoder, the keyboard and serial readers only put events on the queue. The
+The inputs, the keyboard and the serial readers only put events on the queue. The
 loop wakes for an event or for the next thing the clock owes it (a debounce or long press
 settling, dimming, blanking, the burn-in shift, the systemd watchdog), and otherwise sleeps:
 an idle companion uses no CPU.
@@ -14,12 +14,14 @@ import queue
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from companion.console import Console, Reply
 from companion.intents import Intent
-from companion.io.buttons import Edge, KeyLogic
+from companion.io.base import Edge
 from companion.io.display import Output
 from companion.io.keyboard import Quit
+from companion.io.keylogic import KeyLogic
 from companion.io.serial import PortStatus, SerialLine, SerialPort
 from companion.io.systemd import notify
 from companion.phone import PhoneView
@@ -57,6 +59,12 @@ class Daemon:
         self.ports = dict(ports or {})  # by name: where a serial line's answer goes
         self.console = Console(app)
         self.phone = phone
+        # What each kind of event does, found by its type in one lookup. Every input puts
+        # only intents and edges on the queue, so a new input adds nothing here; an event
+        # of another type (or of a subclass) is ignored.
+        self.handlers: dict[type[Any], Callable[[Any, float], None]] = {
+            Intent: self.press, Edge: self.edge, SerialLine: self.serial_line,
+            PortStatus: self.port_status}
 
     def run(self) -> None:
         """Show the first screen, tell systemd we are up, then serve events until stopped."""
@@ -87,20 +95,10 @@ class Daemon:
     def step(self, event: object | None) -> None:
         """Handle one event (or a timeout) and show the result."""
         now = self.clock()
-        intents: list[Intent] = []
-        if isinstance(event, Edge) and self.app.take_edge(event):
-            self.last_input = now  # the key test shows every raw edge; the key logic sees none
-            self.output.set_level("bright")
-        elif isinstance(event, Edge):
-            self.keys.feed(event)
-        elif isinstance(event, Intent):
-            intents.append(event)
-        elif isinstance(event, SerialLine):
-            self.serial_line(event, now)
-        elif isinstance(event, PortStatus):
-            self.app.link(event.port, event.connected)
-        intents += self.keys.due(now)
-        for intent in intents:
+        handler = self.handlers.get(type(event))
+        if handler is not None:
+            handler(event, now)
+        for intent in self.keys.due(now):
             self.press(intent, now)
         self.care(now)
         self.app.tick(now)
@@ -108,6 +106,18 @@ class Daemon:
             notify("WATCHDOG=1")
             self.last_watchdog = now
         self.refresh()
+
+    def edge(self, edge: Edge, now: float) -> None:
+        """A key's raw edge: the key test shows it as it is; otherwise the key logic reads it."""
+        if self.app.take_edge(edge):
+            self.last_input = now  # the key test shows every raw edge; the key logic sees none
+            self.output.set_level("bright")
+        else:
+            self.keys.feed(edge)
+
+    def port_status(self, event: PortStatus, now: float) -> None:
+        """A serial port's device came or went."""
+        self.app.link(event.port, event.connected)
 
     def press(self, intent: Intent, now: float) -> None:
         """One intent; on a dimmed or blank screen the first press only wakes it."""

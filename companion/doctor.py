@@ -14,15 +14,12 @@ fake GPIO line-info source and a fake ``systemctl``.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import importlib.metadata
 import importlib.util
-import io
 import os
 import pathlib
 import re
-import shlex
 import shutil
 import sqlite3
 import struct
@@ -36,7 +33,9 @@ from typing import NamedTuple, Protocol
 
 from companion.backup import copies
 from companion.config import Config, load
-from companion.exc import ConfigError
+from companion.exc import ConfigError, DisplayError
+from companion.io.base import Claim
+from companion.io.pins import claims_of, clashes, display_claims
 from companion.statedir import COMPANIONS, locate, not_a_file, not_a_store
 from companion.store import Store
 
@@ -73,7 +72,7 @@ FIXES = {
     "i2c-speed": "dtparam=i2c_arm_baudrate=400000 in {config_txt}, then sudo reboot",
     "reboot": "sudo reboot",
     "spi-on": "sudo raspi-config nonint do_spi 0 && sudo reboot",
-    "pin-twice": "give each role its own pin: [buttons] pins, [encoder] a/b/push, [shake] pin",
+    "pin-twice": "give each its own GPIO: change {key} (or {other})",
     "overlay": "remove {line} from {config_txt} and sudo reboot, or move the key to a free pin",
     "pin-held": "stop the program that holds it (the companion run by hand, or the service: "
                 "sudo systemctl stop companion); a driver's name (w1, spi0 CS0) means an "
@@ -265,42 +264,22 @@ class Host:
 
 @dataclass(frozen=True)
 class Display:
-    """The display flags, as luma's own parser reads them."""
+    """The display flags, as luma's own parser reads them (the one ``companion run`` uses)."""
 
     interface: str
     i2c_port: int
     i2c_address: int
     spi_port: int
     spi_device: int
-    pins: dict[int, str]  # BCM pins the display itself uses
 
 
 def display_of(flags: str) -> Display:
-    from luma.core import cmdline
+    """:class:`DisplayError` or ``ValueError`` (an address that is no number) when refused."""
+    from companion.io.display import luma_flags
 
-    parser = cmdline.create_parser(description="companion doctor")
-    with contextlib.redirect_stderr(io.StringIO()):  # argparse's usage text: the line says it
-        args = parser.parse_args(shlex.split(flags))
+    args = luma_flags(flags)
     address = int(str(args.i2c_address), 0)
-    if args.interface == "spi":
-        pins = {args.gpio_data_command: "display DC", args.gpio_reset: "display RST",
-                7: "SPI CE1", 8: "SPI CE0", 9: "SPI MISO", 10: "SPI MOSI", 11: "SPI SCLK"}
-    else:
-        pins = {2: "I2C SDA", 3: "I2C SCL"} if args.i2c_port == 1 else {}
-    return Display(args.interface, args.i2c_port, address, args.spi_port, args.spi_device, pins)
-
-
-def pin_roles(config: Config) -> list[tuple[str, int]]:
-    """Every (role, BCM pin) the configuration uses for an input."""
-    from companion.io.buttons import pins_for
-
-    roles = list(pins_for(config.buttons.preset, config.buttons.pins).items())
-    encoder = config.encoder
-    roles += [(f"encoder {name}", pin) for name, pin in
-              (("a", encoder.a), ("b", encoder.b), ("push", encoder.push)) if pin is not None]
-    if config.shake.pin is not None:
-        roles.append(("tilt switch", config.shake.pin))
-    return roles
+    return Display(args.interface, args.i2c_port, address, args.spi_port, args.spi_device)
 
 
 # --- the Pi's boot configuration ---
@@ -390,6 +369,7 @@ class Doctor:
         self.state = state
         self.config = Config()
         self.display: Display | None = None
+        self.display_pins: list[Claim] = []
         self.boot_file, self.boot = config_txt(host)
         self.chip: str | None = None
         self._service: dict[str, str] | None = None
@@ -430,7 +410,10 @@ class Doctor:
             flags = EXAMPLE_FLAGS
         try:
             self.display = display_of(flags)
-        except (SystemExit, ValueError):
+            # The pins of the display the file names (none when the box runs headless), as
+            # `companion run` counts them.
+            self.display_pins = display_claims(self.config.display)
+        except (DisplayError, ValueError):
             yield Finding(FAIL, "display", f"luma refuses the flags {flags!r}",
                           fix("config-edit", file=self.config_file))
             return
@@ -517,24 +500,26 @@ class Doctor:
     # --- the keys ---
 
     def check_keys(self) -> Iterator[Finding]:
-        roles = pin_roles(self.config)
-        used: dict[int, str] = dict(self.display.pins) if self.display else {}
+        """Each pin of each configured input: taken twice (as `companion run` refuses it),
+        claimed by an overlay, held by another program, or free."""
+        claims = claims_of(self.config, self.display_pins)
+        clashed = {id(clash.later): clash for clash in clashes(claims)}
         overlays = claimed(self.boot)
         self.chip = self.gpio_chip()
         if self.chip is None:
             yield Finding(FAIL, "keys", "no GPIO chip (/dev/gpiochip0)", fix("not-a-pi"))
-        for role, pin in roles:
-            name = f"GPIO{pin} ({role})"
-            if pin in used:
-                yield Finding(FAIL, "keys", f"{name} is also {used[pin]}", fix("pin-twice"))
-                continue
-            used[pin] = role
-            if pin in overlays:
-                yield Finding(FAIL, "keys", f"{name} is claimed by {overlays[pin]}",
-                              fix("overlay", line=overlays[pin], config_txt=self.boot_file))
-                continue
-            if self.chip is not None:
-                yield self.line_state(name, pin)
+        for claim in claims[len(self.display_pins):]:
+            name = f"GPIO{claim.pin} ({claim.name})"
+            clash = clashed.get(id(claim))
+            if clash is not None:
+                yield Finding(FAIL, "keys", f"GPIO{clash.pin} ({clash.blamed.name}) is also "
+                              f"{clash.other.owner}",
+                              fix("pin-twice", key=clash.blamed.key, other=clash.other.key))
+            elif claim.pin in overlays:
+                yield Finding(FAIL, "keys", f"{name} is claimed by {overlays[claim.pin]}",
+                              fix("overlay", line=overlays[claim.pin], config_txt=self.boot_file))
+            elif self.chip is not None:
+                yield self.line_state(name, claim.pin)
 
     def gpio_chip(self) -> str | None:
         """The header's chip: the one whose label is a pin controller, else gpiochip0."""

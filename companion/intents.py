@@ -11,14 +11,12 @@ from dataclasses import dataclass, field
 #: Meaning-level events, as EdgeTX turns raw keys into them.
 KINDS = frozenset({"up", "down", "left", "right", "select", "back", "context", "roll",
                    "undo", "redo", "digit"})
-#: Sources of intents that come from no key (the key test names them).
-ENCODER, TILT = "encoder", "tilt switch"
 
 
 @dataclass(frozen=True)
 class Intent:
-    """One meaningful press; ``value`` carries a digit's number. ``source`` names the device
-    that is not a key (the encoder, the tilt switch) for the key test; equal intents from
+    """One meaningful press; ``value`` carries a digit's number. ``source`` names the input
+    that sent it when that is not a key (``encoder``), for the key test; equal intents from
     different sources mean the same."""
 
     kind: str

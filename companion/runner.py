@@ -27,19 +27,12 @@ from companion.daemon import Daemon, Stop
 from companion.exc import ConfigError, DisplayError, StateUnavailable
 from companion.games.base import IllegalLine, shown, whole_number
 from companion.intents import KINDS, Intent
-from companion.io.buttons import (
-    EMULATOR_PINS,
-    ButtonBank,
-    KeyLogic,
-    LostPin,
-    check_pins,
-    hold_hint,
-    pins_for,
-    reason,
-)
+from companion.io import INPUTS
+from companion.io.base import Input, LostPin, reason
 from companion.io.display import NoDisplay, Output, TerminalDisplay, capture_device, luma_opener, pygame_device
+from companion.io.keylogic import KeyLogic, hold_hint, stand_ins
+from companion.io.pins import check_pins
 from companion.io.serial import SerialPort
-from companion.io.shake import ShakeSwitch
 from companion.io.systemd import watchdog_period
 from companion.phone import PhoneView
 from companion.salvage import open_store
@@ -77,22 +70,45 @@ def choose_display(config: Config, args: argparse.Namespace) -> tuple[Callable[[
     return NoDisplay, False
 
 
-def start_buttons(config: Config, events: queue.Queue[object], emulated: bool) -> ButtonBank | None:
-    """Real GPIO buttons, or mock pins that the keyboard presses in the emulator.
+#: An input to open: its class and its settings.
+Chosen = tuple[type[Input[Any]], Any]
+
+
+def chosen_inputs(config: Config, emulated: bool) -> list[Chosen]:
+    """Every input the configuration sets up; in the terminal emulator, those its keyboard
+    presses instead (on mock pins of their own)."""
+    chosen: list[Chosen] = []
+    for name, kit in INPUTS.items():
+        settings = kit.input.emulated() if emulated else config.inputs.get(name)
+        if settings is not None:
+            chosen.append((kit.input, settings))
+    return chosen
+
+
+def sources(chosen: list[Chosen]) -> list[str]:
+    """What the key test lists: each input's keys and devices, once each."""
+    return list(dict.fromkeys(name for kind, settings in chosen for name in kind.sources(settings)))
+
+
+def start_inputs(chosen: list[Chosen], events: queue.Queue[object], emulated: bool,
+                 stack: ExitStack) -> list[Input[Any]] | None:
+    """Open the inputs (each closed by ``stack``); in the emulator on one MockFactory of
+    their own, which leaves gpiozero's default alone.
 
     None when no pin factory starts at all (one log line says why); a single pin that
-    cannot be opened costs only its key (see :func:`report_lost`).
+    cannot be opened costs only what it is for (see :func:`report_lost`).
     """
     from gpiozero.pins.mock import MockFactory
 
-    if emulated:
-        return ButtonBank(EMULATOR_PINS, events, factory=MockFactory())
-    if not pin_factory_ready():
+    factory = MockFactory() if emulated else None
+    if factory is None and not pin_factory_ready():
         return None
-    encoder = None
-    if config.encoder.a is not None and config.encoder.b is not None:
-        encoder = (config.encoder.a, config.encoder.b, config.encoder.push)
-    return ButtonBank(pins_for(config.buttons.preset, config.buttons.pins), events, encoder)
+    opened: list[Input[Any]] = []
+    for kind, settings in chosen:
+        made = kind(settings, events, factory)
+        stack.callback(made.close)
+        opened.append(made)
+    return opened
 
 
 def pin_factory_ready() -> bool:
@@ -116,33 +132,19 @@ def pin_factory_ready() -> bool:
 
 
 def report_lost(lost: list[LostPin], holds: dict[str, str], app: App) -> None:
-    """One log line per pin that could not be opened, and a page on the screen that
-    names them and the long presses that stand in for a lost select key."""
+    """A page on the screen that names the pins that could not be opened (each input has
+    logged its own) and the long presses that stand in for a lost select key."""
     if not lost:
         return
     hint = hold_hint(holds)
-    for pin in lost:
-        log.error("%s; the other keys work%s", pin.line(),
-                  f"; {hint}" if pin.role == "select" and hint else "")
-    body = [f"{pin.label}, GPIO{pin.pin}: {pin.reason}" for pin in lost]
+    if hint and any(pin.role == "select" for pin in lost):
+        log.error("no select key: %s; the other keys work", hint)
+    body = [f"{pin.name}, GPIO{pin.pin}: {pin.reason}" for pin in lost]
     body += [f"Hold {key} = {'menu' if kind == 'context' else kind}"
              for key, kind in holds.items() if key != "select"]
-    keys = all(not pin.what for pin in lost)
+    keys = all(pin.role for pin in lost)
     title = ("Key lost" if keys else "Pin lost") if len(lost) == 1 else ("Keys lost" if keys else "Pins lost")
     app.push(Page(title, "\n".join(body)))
-
-
-def start_shake(config: Config, events: queue.Queue[object], lost: list[LostPin]) -> ShakeSwitch | None:
-    """The tilt or vibration switch, when the configuration names its pin; a pin that
-    cannot be opened is added to ``lost`` (the roll choice on the screen still works)."""
-    pin = config.shake.pin
-    if pin is None:
-        return None
-    try:
-        return ShakeSwitch(pin, events, config.shake.settle)
-    except Exception as err:
-        lost.append(LostPin("roll", pin, reason(err), "tilt switch"))
-        return None
 
 
 def start_ports(config: Config, events: queue.Queue[object], stack: ExitStack) -> dict[str, SerialPort]:
@@ -156,7 +158,7 @@ def start_ports(config: Config, events: queue.Queue[object], stack: ExitStack) -
     return ports
 
 
-def press_pin(buttons: ButtonBank | None, role: str) -> bool:
+def press_pin(inputs: list[Input[Any]], role: str) -> bool:
     """Tap the emulator's mock pin for a role; False when the role has no pin.
 
     Runs on the keyboard thread and sleeps there, so keys typed quickly are tapped one after
@@ -164,15 +166,16 @@ def press_pin(buttons: ButtonBank | None, role: str) -> bool:
     """
     from companion.io.keyboard import TAP
 
-    pin = EMULATOR_PINS.get(role)
-    if pin is None or buttons is None or buttons.factory is None:
-        return False
-    mock = buttons.factory.pin(pin)
-    mock.drive_low()
-    time.sleep(TAP)
-    mock.drive_high()
-    time.sleep(TAP / 2)
-    return True
+    for made in inputs:
+        pin = next((claim.pin for claim in made.claimed() if claim.role == role), None)
+        if pin is not None and made.factory is not None:
+            mock = made.factory.pin(pin)
+            mock.drive_low()
+            time.sleep(TAP)
+            mock.drive_high()
+            time.sleep(TAP / 2)
+            return True
+    return False
 
 
 def scripted(keys: str, events: queue.Queue[object]) -> None:
@@ -248,33 +251,30 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
         # runs before the close: a last copy; after salvage, a whole copy of the new store first
         stack.callback(keep_copies(store, rebase=bool(damaged)).stop)
         phone = PhoneView(config.phone, directory, store_file)
-        # The screens ask; the wiring writes the settings file and knows the keys' pins.
+        emulated = keyboard_drives and args.keys is None
+        chosen = chosen_inputs(config, emulated)
+        # The screens ask; the wiring writes the settings file and knows the inputs.
         app = App(store, config, phone=phone, save=partial(save_settings, state_dir=directory),
-                  keys=list(pins_for(config.buttons.preset, config.buttons.pins)))
+                  inputs=sources(chosen))
         if app.resume_latest():
             log.info("resumed game %s", app.session.gid if app.session else "?")
         note = "; ".join(filter(None, (damaged, note)))
         if note:
             app.toast(note)
-        keys = KeyLogic(config.buttons.debounce, config.buttons.long_press)
+        keys = KeyLogic(config.keys.debounce, config.keys.long_press)
         if args.keys is not None:
             scripted(args.keys, events)
         else:
-            buttons = start_buttons(config, events, keyboard_drives)
-            if buttons is None:
+            inputs = start_inputs(chosen, events, emulated, stack)
+            if inputs is None:
                 app.toast("No buttons: GPIO failed")
             else:
-                stack.callback(buttons.close)
-                lost = list(buttons.lost)
-                keys.holds = buttons.holds()
-                shake = None if keyboard_drives else start_shake(config, events, lost)
-                if shake is not None:
-                    stack.callback(shake.close)
-                report_lost(lost, keys.holds, app)
+                keys.holds = stand_ins(set().union(*(made.keys for made in inputs)))
+                report_lost([pin for made in inputs for pin in made.lost], keys.holds, app)
             if keyboard_drives:
                 from companion.io.keyboard import Keyboard
 
-                keyboard = Keyboard(sys.stdin.fileno(), events, partial(press_pin, buttons))
+                keyboard = Keyboard(sys.stdin.fileno(), events, partial(press_pin, inputs or []))
                 keyboard.start()
                 stack.callback(keyboard.close)
                 if opener is TerminalDisplay:

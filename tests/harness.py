@@ -32,8 +32,9 @@ from companion.clock import SYSTEM, Clock
 from companion.config import Config, PhoneConfig, save_settings
 from companion.daemon import Daemon
 from companion.intents import Intent
-from companion.io.buttons import PRESETS, ButtonBank, KeyLogic
+from companion.io.buttons import PRESETS, Keys, KeySettings
 from companion.io.display import Output
+from companion.io.keylogic import KeyLogic
 from companion.phone import PhoneView
 from companion.record import replay_text
 from companion.session import Session
@@ -91,12 +92,12 @@ class Harness:
         self.now = 1000.0
         self.events: queue.Queue[object] = queue.Queue()
         self.pins = PRESETS[preset]
-        self.bank = ButtonBank(self.pins, self.events, clock=lambda: self.now)
+        self.bank = Keys(KeySettings(preset), self.events, clock=lambda: self.now)
         self.serial = CommandLog()
         self.device = dummy(width=128, height=64, mode="1", serial_interface=self.serial)
         self.store = Store(str(directory / store_file), clock=clock)
         # Wired as `companion run` wires it: settings kept in the directory, the preset's keys.
-        self.app = App(self.store, Config(), rng=random.Random(seed), keys=list(self.pins),
+        self.app = App(self.store, Config(), rng=random.Random(seed), inputs=list(self.pins),
                        save=partial(save_settings, state_dir=directory))
         self.output = Output(lambda: self.device, shift=False, clock=lambda: self.now)
         self.daemon = Daemon(self.app, self.output, self.events, KeyLogic(0.02, 0.6),

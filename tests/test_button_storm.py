@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from companion import ai
 from companion.intents import Intent
-from companion.io.buttons import Edge, KeyLogic
+from companion.io.base import Edge
+from companion.io.keylogic import KeyLogic
 from companion.record import format_record, replay_text
 from companion.session import Session
 from companion.ui.keytest import KeyTest

@@ -25,7 +25,7 @@ def test_no_file_means_every_default() -> None:
 def test_the_shipped_example_is_valid() -> None:
     config = load(str(EXAMPLE))
     assert config.display.startswith("--display ssd1306")
-    assert config.buttons.preset == "adafruit-bonnet"
+    assert config.inputs["buttons"].preset == "adafruit-bonnet"
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -36,6 +36,7 @@ def test_the_shipped_example_is_valid() -> None:
     ('[buttons.pins]\nup = 40\n', "buttons.pins.up: must be a BCM pin number 0-27, not 40"),
     ('[buttons]\npreset = "custom"\n', "buttons.pins: a custom preset needs at least a select pin"),
     ('[encoder]\na = 5\n', "encoder.a: an encoder needs both a and b pins"),
+    ('[encoder]\npush = 13\n', "encoder.a: an encoder needs both a and b pins"),  # not ignored
     ('[display]\nflags = "--interface i2c"\n', "display.flags: must name the display"),
     ('[players]\nroster = ["Ann", "table"]\n', "players.roster: 'table' is not a valid name"),
     ('[screen]\nbrightness = 3\n', "screen.brightness: is not a setting the companion knows"),

@@ -22,13 +22,13 @@ ok    display   the i2c-dev module is loaded
 ok    display   I2C clock 400 kHz (/boot/firmware/config.txt)
 ok    display   /dev/i2c-1 is there
 ok    display   a device answers at 0x3C
-ok    keys      GPIO17 (up) is free
-ok    keys      GPIO22 (down) is free
-ok    keys      GPIO27 (left) is free
-ok    keys      GPIO23 (right) is free
-ok    keys      GPIO4 (select) is free
-ok    keys      GPIO5 (roll) is free
-ok    keys      GPIO6 (back) is free
+ok    keys      GPIO17 (up key) is free
+ok    keys      GPIO22 (down key) is free
+ok    keys      GPIO27 (left key) is free
+ok    keys      GPIO23 (right key) is free
+ok    keys      GPIO4 (select key) is free
+ok    keys      GPIO5 (roll key) is free
+ok    keys      GPIO6 (back key) is free
 ok    access    companion can open /dev/gpiochip0 (gpio 0660)
 ok    access    companion can open /dev/i2c-1 (i2c 0660)
 ok    access    companion can open /dev/ttyACM0 (dialout 0660)
@@ -271,24 +271,24 @@ CASES: dict[str, tuple[Callable[[FakePi], None], list[str]]] = {
         ("fail  display   no /dev/i2c-0; the header's bus is /dev/i2c-1; "
         "fix: set --i2c-port 1 in [display] flags")]),
     "1-Wire overlay on BCM 4": (one_wire_on_select, [
-        ("fail  keys      GPIO4 (select) is claimed by dtoverlay=w1-gpio; fix: remove "
+        ("fail  keys      GPIO4 (select key) is claimed by dtoverlay=w1-gpio; fix: remove "
         "dtoverlay=w1-gpio from /boot/firmware/config.txt and sudo reboot, or move the key to "
         "a free pin")]),
     "IR overlay moved onto a key": (ir_moved_onto_up, [
-        ("fail  keys      GPIO17 (up) is claimed by dtoverlay=gpio-ir,gpio_pin=17; fix: remove "
+        ("fail  keys      GPIO17 (up key) is claimed by dtoverlay=gpio-ir,gpio_pin=17; fix: remove "
         "dtoverlay=gpio-ir,gpio_pin=17 from /boot/firmware/config.txt and sudo reboot, or move "
         "the key to a free pin")]),
     "line held by another program": (line_held, [
-        ('fail  keys      GPIO22 (down) is held by "python-gpio-test"; fix: stop the program '
+        ('fail  keys      GPIO22 (down key) is held by "python-gpio-test"; fix: stop the program '
         "that holds it (the companion run by hand, or the service: sudo systemctl stop "
         "companion); a driver's name (w1, spi0 CS0) means an overlay: remove it from "
         "config.txt, or move the key to a free pin")]),
     "pin used twice": (pin_twice, [
-        ("fail  keys      GPIO17 (tilt switch) is also up; fix: give each role its own pin: "
-        "[buttons] pins, [encoder] a/b/push, [shake] pin")]),
+        ("fail  keys      GPIO17 (tilt switch) is also the adafruit-bonnet preset's up key; fix: "
+        "give each its own GPIO: change shake.pin (or buttons.preset)")]),
     "key on the display's I2C pin": (key_on_i2c_pin, [
-        ("fail  keys      GPIO3 (back) is also I2C SCL; fix: give each role its own pin: "
-        "[buttons] pins, [encoder] a/b/push, [shake] pin")]),
+        ("fail  keys      GPIO3 (back key) is also the display's I2C1 SCL; fix: give each its own "
+        "GPIO: change buttons.pins.back (or display.flags)")]),
     "not in group i2c": (not_in_i2c_group, [
         ("fail  access    companion cannot open /dev/i2c-1 (i2c 0660): not in group i2c; "
         "fix: sudo usermod -aG i2c companion && sudo systemctl restart companion")]),
@@ -408,7 +408,7 @@ MORE: dict[str, tuple[Callable[[FakePi], None], list[str]]] = {
          'fix: flags = "--display ssd1306 --interface i2c --i2c-port 1 --i2c-address 0x3C" '
          'under [display]'),
         "ok    display   a device answers at 0x3C",
-        "ok    keys      GPIO17 (up) is free"]),
+        "ok    keys      GPIO17 (up key) is free"]),
     "SPI off": (spi_off, [
         ("fail  display   no /dev/spidev0.0: SPI is not enabled; "
         "fix: sudo raspi-config nonint do_spi 0 && sudo reboot")]),
@@ -418,7 +418,7 @@ MORE: dict[str, tuple[Callable[[FakePi], None], list[str]]] = {
         ("warn  service   systemd does not answer here; "
         "fix: run companion doctor on the Raspberry Pi itself")]),
     "GPIO chip unreadable": (gpio_unreadable, [
-        ("warn  keys      GPIO17 (up): cannot read /dev/gpiochip0 (Permission denied); "
+        ("warn  keys      GPIO17 (up key): cannot read /dev/gpiochip0 (Permission denied); "
         "fix: sudo /opt/companion/venv/bin/companion doctor (to see what this user may not)")]),
     "the service's store, without sudo": (store_private, [
         ("warn  store     cannot look into /var/lib/companion; "
@@ -475,9 +475,9 @@ def changed_from(pi: FakePi, before: list[str]) -> list[str]:
 
 def test_a_line_held_by_the_running_service_is_fine(pi: FakePi) -> None:
     pi.held = {17: "lg"}
-    assert changed(pi) == ['ok    keys      GPIO17 (up) is held by "lg", the running service']
+    assert changed(pi) == ['ok    keys      GPIO17 (up key) is held by "lg", the running service']
     pi.show["ActiveState"] = "inactive"
-    assert 'fail  keys      GPIO17 (up) is held by "lg"' in pi.report()
+    assert 'fail  keys      GPIO17 (up key) is held by "lg"' in pi.report()
 
 
 def test_the_header_chip_is_found_by_its_label(pi: FakePi) -> None:
@@ -497,7 +497,7 @@ def test_the_header_chip_is_found_by_its_label(pi: FakePi) -> None:
     host = pi.host()
     host.lines = Pi5Lines()
     lines = doctor.report(doctor.diagnose(host, str(pi.root / "etc/companion/companion.toml"), None))
-    assert 'fail  keys      GPIO17 (up) is held by "held-on-the-header"' in lines
+    assert 'fail  keys      GPIO17 (up key) is held by "held-on-the-header"' in lines
     assert "companion can open /dev/gpiochip4" in lines
 
 

@@ -42,8 +42,9 @@ from PIL import Image
 
 from companion.config import Config, ScreenConfig
 from companion.daemon import Daemon, Stop
-from companion.io.buttons import PRESETS, ButtonBank, KeyLogic
+from companion.io.buttons import PRESETS, Keys, KeySettings
 from companion.io.display import Output, luma_opener
+from companion.io.keylogic import KeyLogic
 from companion.io.serial import OUTBOX, PortStatus, SerialPort
 from companion.store import Store
 from companion.ui.app import App
@@ -92,7 +93,7 @@ class LiveLoop:
         self.opener = opener or (lambda: self.device)
         self.directory = directory
         self.screen = screen
-        self.bank = ButtonBank(PRESETS["minimal"], self.events)
+        self.bank = Keys(KeySettings("minimal"), self.events)
         self.ports = {name: SerialPort(name, url, 115200, self.events, retry=(0.01, 0.05))
                       for name, url in ports}
         self.daemon: Daemon | None = None

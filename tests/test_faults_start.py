@@ -37,7 +37,9 @@ from companion import runner
 from companion.config import Config, ConfigError, parse
 from companion.daemon import Daemon
 from companion.intents import Intent
-from companion.io.buttons import Edge, KeyLogic, check_pins, stand_ins
+from companion.io.base import Edge, Input
+from companion.io.keylogic import KeyLogic, stand_ins
+from companion.io.pins import check_pins, claims_of
 from tests.harness import frame_shows
 
 COMPANION = [sys.executable, "-m", "companion"]
@@ -156,7 +158,7 @@ def start(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch,
         monkeypatch.setattr(runner, "choose_display", lambda config, args: (opener, False))
         monkeypatch.setattr(runner, "Daemon", Caught)
         # the test presses on after the start: keep the pins and the store open
-        monkeypatch.setattr(runner.ButtonBank, "close", lambda self: None)
+        monkeypatch.setattr(Input, "close", lambda self: None)
         monkeypatch.setattr(runner.Store, "close", lambda self: None)
         config = parse(case.toml, "companion.toml")
         args = argparse.Namespace(emulator=None, display=None, keys=None, capture_dir="")
@@ -201,10 +203,11 @@ def drain(daemon: Daemon) -> None:
 
 
 def started_pins(started: Started) -> dict[str, int]:
+    """Each key's pin by role; the encoder's push as "encoder push"."""
     config: Config = started.daemon.app.config
-    pins = dict(runner.pins_for(config.buttons.preset, config.buttons.pins))
-    if config.encoder.push is not None:
-        pins["encoder push"] = config.encoder.push
+    claims = claims_of(config, [])
+    pins = {claim.role: claim.pin for claim in claims if claim.key.startswith("buttons.")}
+    pins.update(("encoder push", claim.pin) for claim in claims if claim.key == "encoder.push")
     return pins
 
 
@@ -326,6 +329,10 @@ EXIT_CASES = [
              config_file('[display]\nflags = "--display ssd1306 --interface i2c"\n'
                          "[buttons]\npins = { up = 3 }\n"), 2,
              ["buttons.pins.up", "GPIO3", "I2C"]),
+    ExitCase("a key on the Waveshare HAT's SPI MISO",
+             config_file('[display]\nflags = "--display sh1106 --interface spi"\n'
+                         '[buttons]\npreset = "waveshare-oled-hat"\npins = { roll = 9 }\n'), 2,
+             ["buttons.pins.roll", "GPIO9", "the display's SPI0 MISO"]),
     ExitCase("state under a file", state_at(lambda tmp: "/etc/passwd/x"), 2,
              ["/etc/passwd/x", "Not a directory"]),
     ExitCase("state under /proc", state_at(lambda tmp: "/proc/companion-test/state"), 2,

@@ -1,4 +1,4 @@
-"""Buttons, the encoder and the key logic: presses become the right intents, once."""
+"""The keys, the encoder and the key logic: presses become the right intents, once."""
 
 from __future__ import annotations
 
@@ -14,9 +14,12 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from companion.intents import Intent
-from companion.io.buttons import PRESETS, ButtonBank, Edge, KeyLogic, pins_for
+from companion.io.base import Edge
+from companion.io.buttons import PRESETS, ROLES, Keys, KeySettings, pins_for
+from companion.io.encoder import Encoder, EncoderSettings
 from companion.io.keyboard import Keyboard, Quit
-from companion.io.shake import ShakeSwitch
+from companion.io.keylogic import KeyLogic
+from companion.io.shake import ShakeSettings, ShakeSwitch
 
 
 @pytest.fixture(autouse=True)
@@ -67,9 +70,9 @@ def test_the_long_press_fires_while_still_held() -> None:
     assert [i.kind for i in keys.due(0.63)] == ["context"]
 
 
-def test_buttons_only_enqueue_edges_for_their_role() -> None:
+def test_keys_only_enqueue_edges_for_their_role() -> None:
     events: queue.Queue[object] = queue.Queue()
-    bank = ButtonBank(PRESETS["adafruit-bonnet"], events, clock=lambda: 5.0)
+    bank = Keys(KeySettings("adafruit-bonnet"), events, clock=lambda: 5.0)
     Device.pin_factory.pin(22).drive_low()
     Device.pin_factory.pin(22).drive_high()
     assert events.get_nowait() == Edge("down", True, 5.0)
@@ -96,66 +99,75 @@ def turn(events: queue.Queue[object], steps: tuple[tuple[int, int], ...]) -> lis
 
 def test_the_encoder_turns_down_clockwise_up_anticlockwise_and_pushes_select() -> None:
     events: queue.Queue[object] = queue.Queue()
-    bank = ButtonBank({"select": 22}, events, encoder=(5, 6, 13), clock=lambda: 1.0)
+    bank = Keys(KeySettings("custom", {"select": 22}), events, clock=lambda: 1.0)
+    encoder = Encoder(EncoderSettings(5, 6, 13), events, clock=lambda: 1.0)
     assert turn(events, ((0, 1), (0, 0), (1, 0), (1, 1))) == [Intent("down")]
     assert turn(events, ((1, 0), (0, 0), (0, 1), (1, 1))) == [Intent("up")]
     Device.pin_factory.pin(13).drive_low()
     assert events.get_nowait() == Edge("select", True, 1.0)
     Device.pin_factory.pin(22).drive_low()  # the select button still works beside the push
     assert events.get_nowait() == Edge("select", True, 1.0)
+    encoder.close()
     bank.close()
 
 
 def test_every_preset_names_only_known_roles() -> None:
     for preset, pins in PRESETS.items():
-        assert set(pins) <= {"up", "down", "left", "right", "select", "back", "context", "roll"}, preset
+        assert set(pins) <= set(ROLES), preset
         assert preset == "custom" or "select" in pins
 
 
-def test_the_emulators_buttons_bring_their_own_mock_pins_and_leave_gpiozeros_default() -> None:
+def test_the_emulators_keys_bring_their_own_mock_pins_and_leave_gpiozeros_default() -> None:
+    from contextlib import ExitStack
+
     from companion import runner
     from companion.config import Config
 
     default = Device.pin_factory
     events: queue.Queue[object] = queue.Queue()
-    bank = runner.start_buttons(Config(), events, emulated=True)
-    assert bank is not None
-    try:
+    config = Config(inputs={**Config().inputs, "shake": ShakeSettings(12)})
+    with ExitStack() as stack:
+        chosen = runner.chosen_inputs(config, emulated=True)
+        assert [kind for kind, _ in chosen] == [Keys]  # the tilt switch has no key to press
+        inputs = runner.start_inputs(chosen, events, True, stack)
+        assert inputs is not None
         assert Device.pin_factory is default
-        assert isinstance(bank.factory, MockFactory) and bank.factory is not default
-        assert all(button.pin_factory is bank.factory for button in bank.buttons.values())
-        assert runner.press_pin(bank, "select")
+        factory = inputs[0].factory
+        assert isinstance(factory, MockFactory) and factory is not default
+        assert all(device.pin_factory is factory for device in inputs[0].devices)
+        assert runner.press_pin(inputs, "select")
         assert [(e.role, e.pressed) for e in (events.get_nowait(), events.get_nowait())] == [
             ("select", True), ("select", False)]
-    finally:
-        bank.close()
+        assert not runner.press_pin(inputs, "undo")  # no key: the keyboard sends it as an intent
 
 
-def test_a_bank_opens_its_pins_on_the_factory_it_is_given() -> None:
+def test_an_input_opens_its_pins_on_the_factory_it_is_given() -> None:
     factory = MockFactory()
-    bank = ButtonBank({"select": 22}, queue.Queue(), encoder=(5, 6, 13), factory=factory)
+    keys = Keys(KeySettings("custom", {"select": 22}), queue.Queue(), factory)
+    encoder = Encoder(EncoderSettings(5, 6, 13), queue.Queue(), factory)
     try:
-        assert factory.pin(22) is bank.buttons["select"].pin
-        assert Device.pin_factory.pin(22) is not bank.buttons["select"].pin
-        assert bank.encoder is not None and bank.encoder.pin_factory is factory
+        assert [device.pin for device in keys.devices] == [factory.pin(22)]
+        assert Device.pin_factory.pin(22) is not factory.pin(22)
+        assert all(device.pin_factory is factory for device in encoder.devices)
     finally:
-        bank.close()
+        encoder.close()
+        keys.close()
 
 
 def test_keys_encoder_and_shake_switch_start_no_thread_so_an_idle_box_sleeps() -> None:
     """gpiozero's Button wakes a hold thread ten times a second; our long press is KeyLogic's,
-    so every input here must wait on pin edges alone."""
+    so every input here must wait on pin edges alone (check_input measures it too)."""
     before = set(threading.enumerate())
     events: queue.Queue[object] = queue.Queue()
-    bank = ButtonBank(PRESETS["adafruit-bonnet"], events, encoder=(24, 25, 26), clock=lambda: 0.0)
-    shake = ShakeSwitch(16, events)
+    inputs = [Keys(KeySettings("adafruit-bonnet"), events, clock=lambda: 0.0),
+              Encoder(EncoderSettings(24, 25, 26), events), ShakeSwitch(ShakeSettings(16), events)]
     try:
         assert set(threading.enumerate()) == before
         Device.pin_factory.pin(4).drive_low()  # and they still report their edges
         assert events.get_nowait() == Edge("select", True, 0.0)
     finally:
-        shake.close()
-        bank.close()
+        for made in inputs:
+            made.close()
 
 
 @pytest.fixture
@@ -192,3 +204,19 @@ def test_the_emulator_keyboard_stops_reading_when_its_terminal_goes(
     os.close(controller)  # hung up: reads fail from now on
     keyboard.thread.join(timeout=10)
     assert not keyboard.thread.is_alive()
+
+
+def test_only_keys_that_can_be_held_stand_in_for_a_lost_select() -> None:
+    """The encoder's turns are intents, not keys: a box left with them alone has no key to
+    hold, and says so, rather than offering "hold down" for a key it does not have."""
+    from companion.io.keylogic import hold_hint, stand_ins
+
+    events: queue.Queue[object] = queue.Queue()
+    turns = Encoder(EncoderSettings(5, 6), events)
+    with_push = Encoder(EncoderSettings(12, 16, 13), events)
+    try:
+        assert turns.keys == set() and with_push.keys == {"select"}
+        assert hold_hint(stand_ins(turns.keys)) == "no key left to select with"
+    finally:
+        turns.close()
+        with_push.close()

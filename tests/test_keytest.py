@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pathlib
 from collections.abc import Iterator
-from dataclasses import replace
 
 import pytest
 from gpiozero import Device
 
-from companion.config import Config, EncoderConfig, ShakeConfig
-from companion.io.buttons import ButtonBank
+from companion import runner
+from companion.config import parse
+from companion.io.encoder import Encoder
 from companion.io.shake import ShakeSwitch
 from companion.ui.keytest import KeyTest, PatternTest
 from companion.ui.widgets import Menu
@@ -143,21 +143,22 @@ def turn(box: Harness, steps: tuple[tuple[int, int], ...]) -> None:
 
 def test_the_encoder_and_the_tilt_switch_show_their_events(tmp_path: pathlib.Path) -> None:
     box = Harness(tmp_path)
-    box.app.config = replace(Config(), encoder=EncoderConfig(ENCODER_A, ENCODER_B, ENCODER_PUSH),
-                             shake=ShakeConfig(TILT_PIN))
-    encoder = ButtonBank({}, box.events, encoder=(ENCODER_A, ENCODER_B, ENCODER_PUSH),
-                         clock=lambda: box.now)
-    shake = ShakeSwitch(TILT_PIN, box.events, clock=lambda: box.now)
+    config = parse({"encoder": {"a": ENCODER_A, "b": ENCODER_B, "push": ENCODER_PUSH},
+                    "shake": {"pin": TILT_PIN}}, "companion.toml")
+    # What the wiring hands the screens: every configured input's names, from the registry.
+    box.app.inputs = tuple(runner.sources(runner.chosen_inputs(config, emulated=False)))
+    encoder = Encoder(config.inputs["encoder"], box.events, clock=lambda: box.now)
+    shake = ShakeSwitch(config.inputs["shake"], box.events, clock=lambda: box.now)
     try:
         open_test(box, "Keys")
         assert box.shows("5 to try: up down select", 10)
         turn(box, CLOCKWISE)
         assert box.shows("encoder", 14)
-        assert box.shows("turned clockwise", 10)
-        assert box.shows("turns: 1 cw, 0 ccw", 10)
+        assert box.shows("sent down", 10)
+        assert box.shows("down 1", 10)
         turn(box, ANTICLOCKWISE)
-        assert box.shows("turned anticlockwise", 10)
-        assert box.shows("turns: 1 cw, 1 ccw", 10)
+        assert box.shows("sent up", 10)
+        assert box.shows("down 1, up 1", 10)
         push = Device.pin_factory.pin(ENCODER_PUSH)
         push.drive_low()
         box.pump()
@@ -172,7 +173,8 @@ def test_the_encoder_and_the_tilt_switch_show_their_events(tmp_path: pathlib.Pat
             tilt.drive_high()
         box.pump()
         assert box.shows("tilt switch", 14)
-        assert box.shows("shakes: 1", 10)
+        assert box.shows("sent roll", 10)
+        assert box.shows("roll 1", 10)
         assert box.shows("2 to try: up down", 10)  # the push is a select
         assert isinstance(box.app.top, KeyTest)
     finally:

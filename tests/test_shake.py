@@ -11,10 +11,11 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
-from companion.config import ConfigError, ShakeConfig, parse
-from companion.intents import TILT, Intent
-from companion.io.buttons import check_pins
-from companion.io.shake import ShakeSwitch
+from companion.config import ConfigError, parse
+from companion.intents import Intent
+from companion.io.pins import check_pins
+from companion.io.shake import SOURCE, ShakeSettings, ShakeSwitch
+from companion.io.testing import drained
 from tests.harness import Harness
 
 PIN = 26
@@ -36,7 +37,7 @@ def switch() -> Iterator[Rig]:
     Device.pin_factory = MockFactory()
     clock = Clock()
     events: queue.Queue[object] = queue.Queue()
-    made = ShakeSwitch(PIN, events, settle=1.0, clock=clock)
+    made = ShakeSwitch(ShakeSettings(PIN, settle=1.0), events, clock=clock)
     yield made, clock, events
     made.close()
 
@@ -49,13 +50,6 @@ def rattle(clock: Clock, edges: int, gap: float) -> None:
         clock.now += gap
         pin.drive_high()
         clock.now += gap
-
-
-def drained(events: queue.Queue[object]) -> list[object]:
-    out = []
-    while not events.empty():
-        out.append(events.get_nowait())
-    return out
 
 
 def test_one_shake_is_one_roll_however_much_it_rattles(switch: Rig) -> None:
@@ -81,7 +75,7 @@ def test_a_tilt_switch_set_back_later_does_not_roll_again(switch: Rig) -> None:
 
 def test_shake_rolls_the_dice_the_prompt_asks_for(tmp_path: pathlib.Path) -> None:
     h = Harness(tmp_path)
-    shake = ShakeSwitch(PIN, h.events, clock=lambda: h.now)
+    shake = ShakeSwitch(ShakeSettings(PIN), h.events, clock=lambda: h.now)
     try:
         h.presses("select", "select", "select", "select", "select", "select")  # a Microbot race
         assert h.shows("Who is P1 this turn?", 11)
@@ -102,7 +96,7 @@ def test_shake_rolls_the_dice_the_prompt_asks_for(tmp_path: pathlib.Path) -> Non
 
 def test_a_shake_on_a_dark_screen_only_wakes_it(tmp_path: pathlib.Path) -> None:
     h = Harness(tmp_path)
-    shake = ShakeSwitch(PIN, h.events, clock=lambda: h.now)
+    shake = ShakeSwitch(ShakeSettings(PIN), h.events, clock=lambda: h.now)
     try:
         h.presses("select", "select", "select", "select", "select", "select")
         h.wait(700)
@@ -117,8 +111,8 @@ def test_a_shake_on_a_dark_screen_only_wakes_it(tmp_path: pathlib.Path) -> None:
 
 
 def test_shake_settings() -> None:
-    assert parse({}, "c.toml").shake == ShakeConfig(None, 1.0)
-    assert parse({"shake": {"pin": 26, "settle": 2}}, "c.toml").shake == ShakeConfig(26, 2.0)
+    assert parse({}, "c.toml").inputs["shake"] is None  # no pin: no switch
+    assert parse({"shake": {"pin": 26, "settle": 2}}, "c.toml").inputs["shake"] == ShakeSettings(26, 2.0)
     with pytest.raises(ConfigError, match=re.escape("shake.pin: must be a BCM pin")):
         parse({"shake": {"pin": 40}}, "c.toml")
     with pytest.raises(ConfigError, match=re.escape("shake.settle: must be a number of seconds")):
@@ -130,15 +124,16 @@ def test_a_shake_pin_that_is_a_button_is_a_configuration_error() -> None:
     config = parse({"shake": {"pin": 17}}, "c.toml")
     with pytest.raises(ConfigError, match=re.escape("c.toml: shake.pin: GPIO17 is also the minimal "
                                                     "preset's up key")):
-        check_pins(config)
+        check_pins(config, "")
 
 
 def test_the_switch_opens_its_pin_on_the_factory_it_is_given() -> None:
     factory = MockFactory()
     events: queue.Queue[object] = queue.Queue()
-    shake = ShakeSwitch(PIN, events, factory=factory)
+    shake = ShakeSwitch(ShakeSettings(PIN), events, factory=factory)
     try:
         factory.pin(PIN).drive_low()
-        assert events.get_nowait() == Intent("roll", source=TILT)
+        event = events.get_nowait()
+        assert isinstance(event, Intent) and event == Intent("roll") and event.source == SOURCE
     finally:
         shake.close()

@@ -16,6 +16,7 @@ from companion.record import Header
 from companion.session import Session
 from companion.store import Store
 from companion.ui.app import App
+from companion.ui.keytest import KeyTest
 from tests.harness import Harness
 
 
@@ -193,6 +194,8 @@ def test_a_setting_the_wiring_cannot_keep_is_said_and_still_used(store: Store) -
     assert app.config.screen.dim_after == 120.0  # in force until the box restarts
 
 
-def test_the_key_test_lists_the_keys_the_wiring_made(store: Store) -> None:
-    app = App(store, Config(), keys=["up", "select"])
-    assert app.inputs() == ["up", "select"]
+def test_the_key_test_lists_the_inputs_the_wiring_made(store: Store) -> None:
+    app = App(store, Config(), inputs=["up", "select", "encoder"])
+    app.hardware_test()
+    app.handle(Intent("select"))
+    assert isinstance(app.top, KeyTest) and app.top.expected == ["up", "select", "encoder"]

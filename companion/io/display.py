@@ -50,12 +50,7 @@ def luma_opener(flags: str) -> Callable[[], Any]:
 
     SSD1306 and SH1106 panels get the changed-pages path of :mod:`companion.io.pages`.
     """
-    from luma.core import cmdline  # luma.core is heavy; only a real display needs it
-
-    parser = cmdline.create_parser(description="companion display")
-    args = parse_flags(parser, flags)
-    if not any(args.display in names for names in cmdline.get_display_types().values()):
-        raise DisplayError(f"luma knows no display {args.display!r}")
+    args = luma_flags(flags)
 
     def open_device() -> Any:
         device = create_device(args)
@@ -65,6 +60,25 @@ def luma_opener(flags: str) -> Callable[[], Any]:
         return device
 
     return open_device
+
+
+def luma_flags(flags: str) -> argparse.Namespace:
+    """The display flags as luma's own parser reads them (``luma.core.cmdline``, as
+    ``create_device`` takes them), or :class:`DisplayError` in one line."""
+    from luma.core import cmdline  # luma.core is heavy; only a real display needs it
+
+    args = parse_flags(cmdline.create_parser(description="companion display"), flags)
+    if display_kind(args.display) is None:
+        raise DisplayError(f"luma knows no display {args.display!r}")
+    return args
+
+
+def display_kind(display: str) -> str | None:
+    """Which of luma's families a display belongs to (``oled``; ``emulator`` for luma's
+    emulators; ``core`` for the Linux frame buffer); None for one luma does not know."""
+    from luma.core import cmdline
+
+    return next((kind for kind, names in cmdline.get_display_types().items() if display in names), None)
 
 
 def create_device(args: Any) -> Any:

@@ -24,7 +24,7 @@ from companion.dice import FAIR
 from companion.exc import RecordError, Unreadable, UnreadableRecord
 from companion.games import GAMES
 from companion.games.base import IllegalLine
-from companion.intents import ENCODER, TILT, Intent
+from companion.intents import Intent
 from companion.phone import PhoneView
 from companion.record import Header
 from companion.session import Session
@@ -65,17 +65,18 @@ class App:
 
     The screens touch no file and no device: what they need of either is handed in. ``save``
     keeps the screen settings a player changes (without it they last until the box restarts);
-    ``keys`` are the roles of the keys the wiring made, for Settings > Test keys.
+    ``inputs`` are what the wiring's inputs give the key test to try (keys by role, other
+    inputs by name), for Settings > Test keys.
     """
 
     def __init__(self, store: Store, config: Config, *, rng: random.Random = FAIR,
                  phone: PhoneView | None = None, save: SaveSettings | None = None,
-                 keys: Sequence[str] = ()) -> None:
+                 inputs: Sequence[str] = ()) -> None:
         self.store = store
         self.phone = phone
         self.config = config
         self.save = save
-        self.keys = tuple(keys)
+        self.inputs = tuple(inputs)
         self.rng = rng
         self.stack: list[Screen] = [Menu("companion", self.home_items)]
         self.session: Session | None = None
@@ -273,18 +274,9 @@ class App:
 
     def hardware_test(self) -> None:
         """Settings > Test keys & screen: the key test, or the display patterns."""
-        self.push(Menu("Test", [Item("Keys", lambda: self.push(KeyTest(self.inputs())),
+        self.push(Menu("Test", [Item("Keys", lambda: self.push(KeyTest(self.inputs)),
                                      "hold 2 s: out"),
                                 Item("Screen patterns", lambda: self.push(PatternTest()))]))
-
-    def inputs(self) -> list[str]:
-        """The keys and other inputs the configuration wires, for the key test's list."""
-        names = list(self.keys)
-        if self.config.encoder.a is not None:
-            names.append(ENCODER)
-        if self.config.shake.pin is not None:
-            names.append(TILT)
-        return names
 
     def phone_items(self) -> list[Item]:
         """Turn the phone view on or off, show its link, or make a new link."""

@@ -1,13 +1,14 @@
-"""Settings > Test keys & screen: try every key, the encoder and the tilt switch, and show
-patterns that find dead pixels and a wrong ``--rotate``.
+"""Settings > Test keys & screen: try every key and every other input, and show patterns
+that find dead pixels and a wrong ``--rotate``.
 
 The key test sees each key's raw edges (the daemon hands them over instead of turning them
 into intents), so every key, select and back included, only shows its name: none of them
 moves the screen. The way out is to **hold any key for two seconds** and let go (the top bar
 says so). Where no key can be held (the terminal emulator's keys are taps), three presses of
 back within two seconds also leave, and so does a ``back`` that comes from no key (a
-scripted ``--keys`` run). The encoder's turns and the tilt switch's shakes arrive as intents
-marked with their source. Nothing here touches a game: the screens only draw.
+scripted ``--keys`` run). Inputs that are not keys (an encoder's turns, a tilt switch's
+shakes) send intents marked with their name: the test counts what each one sent. Nothing
+here touches a game: the screens only draw.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Protocol
 
 from PIL import ImageDraw
 
-from companion.intents import ENCODER, TILT, Intent
+from companion.intents import Intent
 from companion.ui.draw import HEADER, HEIGHT, WHITE, WIDTH, header, text
 from companion.ui.widgets import Host, Screen
 
@@ -26,7 +27,6 @@ BACKS_TO_LEAVE = 3  # presses of back within HOLD_TO_LEAVE seconds (bounces do n
 #: Seconds: a press this soon after the same key's release is contact bounce (the default
 #: debounce time; the emulator's taps of one key come 0.04 s apart).
 BOUNCE = 0.02
-TURNS = {"down": "turned clockwise", "up": "turned anticlockwise"}
 
 
 class KeyEdge(Protocol):
@@ -56,8 +56,7 @@ class KeyTest(Screen):
         self.released: dict[str, float] = {}  # key -> when it last came up
         self.bounces: dict[str, int] = {}
         self.backs: list[float] = []  # when back was last pressed (not bounces)
-        self.turns = {"down": 0, "up": 0}
-        self.shakes = 0
+        self.sent: dict[str, dict[str, int]] = {}  # input -> intent -> how many it sent
 
     def edge(self, edge: KeyEdge, host: Host) -> None:
         """One raw edge of a key."""
@@ -84,17 +83,14 @@ class KeyTest(Screen):
         self.what = f"held {held:.2f} s" + (f", {bounced} bounces" if bounced else "")
 
     def on(self, intent: Intent, host: Host) -> None:
-        """The encoder, the tilt switch, and intents from no key (the keyboard's digits,
-        undo and redo; a scripted run)."""
-        if intent.source == ENCODER and intent.kind in TURNS:
-            self.turns[intent.kind] += 1
-            self.seen.add(ENCODER)
-            self.event, self.where = ENCODER, TURNS[intent.kind]
-            self.what = f"turns: {self.turns['down']} cw, {self.turns['up']} ccw"
-        elif intent.source == TILT:
-            self.shakes += 1
-            self.seen.add(TILT)
-            self.event, self.where, self.what = TILT, "shaken: rolls", f"shakes: {self.shakes}"
+        """An input that is not a key (it names itself), or an intent from no key (the
+        keyboard's digits, undo and redo; a scripted run)."""
+        if intent.source:
+            sent = self.sent.setdefault(intent.source, {})
+            sent[intent.kind] = sent.get(intent.kind, 0) + 1
+            self.seen.add(intent.source)
+            self.event, self.where = intent.source, f"sent {intent.kind}"
+            self.what = ", ".join(f"{kind} {count}" for kind, count in sorted(sent.items()))
         elif intent.kind == "back":
             host.pop()
         else:
