@@ -314,7 +314,7 @@ class Console:
         if actor != TABLE and actor not in session.players:
             raise ConsoleRefused(f"{actor!r} is not a player in this game")
         line = Line(actor, tokens[1], tuple(tokens[2:]))
-        session.play([line])
+        session.play([line], source="console")
         self.front.remote()
         return str(line), True
 
@@ -329,7 +329,7 @@ class Console:
             faces = earlier.faces + faces
         done, current, left = fill(session, ask, faces)
         if done:
-            session.play([line for _, line in done])
+            session.play([line for _, line in done], source="reader")
         said = [str(line) for _, line in done]
         shown = [rolled_faces(roll, line) for roll, line in done]
         self.waiting = Waiting(session.gid, session.head, current, left) if left else None

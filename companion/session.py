@@ -42,7 +42,7 @@ from companion.dice import chained, rolled
 from companion.exc import Incompatible, NothingToRedo, NothingToUndo
 from companion.games.base import Game, IllegalLine, Line, Outcome, Prompt, Roll, Summary
 from companion.record import Header, format_record, replay_header, summarise
-from companion.store import Entry, MadeRoll, Store
+from companion.store import Entry, MadeRoll, Source, Store
 
 log = logging.getLogger(__name__)
 
@@ -258,15 +258,17 @@ class Session:
 
     # --- changing ---
 
-    def play(self, lines: Sequence[Line], rolled: bool = False, again: bool = False) -> None:
+    def play(self, lines: Sequence[Line], rolled: bool = False, again: bool = False,
+             source: Source | None = None) -> None:
         """Apply one confirmed entry and commit it; IllegalLine changes nothing.
 
         ``rolled``: the device has just rolled these lines; they are also kept in the dice
-        audit (``again``: rolled anew although an undone roll was offered). An entry equal to
+        audit (``again``: rolled anew although an undone roll was offered). ``source``: how
+        the lines came in (kept with the entry for the dice statistics). An entry equal to
         the next one on the redo stack is a redo: the stack stays.
         """
         made = MadeRoll(self.head + 1, tuple(str(x) for x in lines), again) if rolled else None
-        self._enter(lines, rolled, made)
+        self._enter(lines, rolled, made, source)
         if made is not None and self._rolls_reach is not None:  # kept: the audit reaches it
             self._rolls_reach = max(self._rolls_reach, made.seq)
 
@@ -275,9 +277,10 @@ class Session:
         lines = self.undone_roll(ask)
         if lines is None:
             raise NothingToRedo("no undone roll to use again here")
-        self._enter([Line.parse(text) for text in lines], True, None)
+        self._enter([Line.parse(text) for text in lines], True, None, "keys")
 
-    def _enter(self, lines: Sequence[Line], rolled: bool, made: MadeRoll | None) -> None:
+    def _enter(self, lines: Sequence[Line], rolled: bool, made: MadeRoll | None,
+               source: Source | None) -> None:
         if not lines:
             raise IllegalLine("nothing to log")
         state = self.after(lines)
@@ -291,7 +294,7 @@ class Session:
             self.played = played
             return
         head = self.store.push(self.gid, texts, rolled, over, winners, made,
-                               self._checkpoint_for(self.head + 1, state))
+                               self._checkpoint_for(self.head + 1, state), source)
         # Checkpoints past an undo point belong to the dropped branch.
         self._checkpoints = {k: v for k, v in self._checkpoints.items() if k < head}
         self._advance(head, state)

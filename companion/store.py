@@ -24,9 +24,10 @@ import contextlib
 import json
 import sqlite3
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Literal
 
 from companion.clock import SYSTEM, Clock
 from companion.exc import NoSuchGame, Unreadable
@@ -102,6 +103,12 @@ TOUCH = f"touched = {NEXT_TOUCH}, updated = ?, updated_synced = ?"
 
 
 STATUSES = ("playing", "over", "abandoned")
+#: How an entry's lines came in (``entries.source``): the box's keys, a serial console's
+#: record line, a die reader's faces (the console protocol's ``dice`` and ``die``), or
+#: ``companion import``. Whether the device rolled is ``entries.rolled``. Entries stored
+#: before version 2 of the store have none (not known). Not part of the record: replay
+#: and export never read it; the dice statistics do.
+Source = Literal["keys", "console", "reader", "import"]
 
 
 @dataclass(frozen=True)
@@ -255,19 +262,44 @@ class Store:
         self._committed(cur.lastrowid, None, True)  # a new header: in no copy yet
         return cur.lastrowid
 
+    def adopt(self, game: str, header: Sequence[str], entries: Iterable[tuple[Sequence[str], bool]],
+              rolls: Iterable[MadeRoll], over: bool, winners: Sequence[str], source: Source) -> int:
+        """Store a whole game at once (``companion import``): its header, its entries (lines,
+        and whether the device rolled them) all in force, and its dice audit, in one
+        transaction: the game is there whole, or not at all. Its id."""
+        now = self.clock.stamp()
+        with self._write() as db:
+            cur = db.execute(
+                "INSERT INTO games (game, header, created, updated, created_synced, updated_synced,"
+                f" status, winners, touched) VALUES (?, ?, ?, ?, ?, ?, ?, ?, {NEXT_TOUCH})",
+                (game, "\n".join(header), now.when, now.when, now.synced, now.synced,
+                 "over" if over else "playing", json.dumps(list(winners))))
+            gid = cur.lastrowid
+            assert gid is not None
+            head = 0
+            for head, (lines, rolled) in enumerate(entries, start=1):
+                db.execute("INSERT INTO entries (game, seq, lines, rolled, source) VALUES (?, ?, ?, ?, ?)",
+                           (gid, head, "\n".join(lines), int(rolled), source))
+            db.execute("UPDATE games SET head = ? WHERE id = ?", (head, gid))
+            for made in rolls:
+                self._keep_roll(db, gid, made)
+        self._committed(True)
+        return gid
+
     def push(self, gid: int, lines: Sequence[str], rolled: bool, over: bool,
              winners: Sequence[str], made: MadeRoll | None = None,
-             state: tuple[str, str] | None = None) -> int:
+             state: tuple[str, str] | None = None, source: Source | None = None) -> int:
         """Append an entry after ``head``, dropping the redo stack; the new head.
         ``made``: a device roll just made, kept in the dice audit in the same transaction.
-        ``state``: the state after this entry as (engine, text), kept as a checkpoint."""
+        ``state``: the state after this entry as (engine, text), kept as a checkpoint.
+        ``source``: how its lines came in (:data:`Source`; None: not said)."""
         with self._write() as db:
             head = self._head(db, gid) + 1
             db.execute("DELETE FROM entries WHERE game = ? AND seq >= ?", (gid, head))
             # The redo stack's checkpoints follow entries that are gone.
             db.execute("DELETE FROM checkpoints WHERE game = ? AND seq >= ?", (gid, head))
-            db.execute("INSERT INTO entries (game, seq, lines, rolled) VALUES (?, ?, ?, ?)",
-                       (gid, head, "\n".join(lines), int(rolled)))
+            db.execute("INSERT INTO entries (game, seq, lines, rolled, source) VALUES (?, ?, ?, ?, ?)",
+                       (gid, head, "\n".join(lines), int(rolled), source))
             self._move(db, gid, head, over, winners)
             self._keep_roll(db, gid, made)
             if state is not None:
@@ -501,6 +533,16 @@ class Store:
             " ORDER BY seq", (gid, start, upto))
         return [_entry(gid, seq, text, rolled) for seq, text, rolled in rows]
 
+    def sources(self, gid: int, start: int, upto: int) -> dict[int, str]:
+        """How entries ``start..upto`` came in, for those that say (:data:`Source`); {} for a
+        store from before sources were kept."""
+        try:
+            rows = self.db.execute("SELECT seq, source FROM entries WHERE game = ? AND seq BETWEEN ? AND ?"
+                                   " AND source IS NOT NULL", (gid, start, upto))
+            return {seq: source for seq, source in rows if isinstance(source, str)}
+        except sqlite3.OperationalError:  # no such column: a store read as it was found
+            return {}
+
     def entry(self, gid: int, seq: int) -> Entry | None:
         """One entry, or ``None``."""
         found = self.entries(gid, seq, seq)
@@ -646,8 +688,15 @@ def order_by_sequence(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX games_by_touch ON games (touched)")
 
 
+def keep_sources(db: sqlite3.Connection) -> None:
+    """Version 2: each new entry says how its lines came in (:data:`Source`), so that the
+    dice statistics tell typed faces from a die reader's. Older entries stay NULL: not
+    known. The record, and so replay and export, are unchanged."""
+    db.execute("ALTER TABLE entries ADD COLUMN source TEXT")
+
+
 #: The schema's steps, oldest first; a store's PRAGMA user_version counts those it has had.
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (order_by_sequence,)
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (order_by_sequence, keep_sources)
 
 
 def _connect(path: str) -> sqlite3.Connection:

@@ -240,7 +240,7 @@ class PlayScreen(Screen):
         return True
 
     def play(self, lines: list[Line], told: str = "") -> None:
-        if self.guarded(lambda: self.session.play(lines)):
+        if self.guarded(lambda: self.session.play(lines, source="keys")):
             self.changed(told=told)
 
     def roll(self, ask: Roll, again: bool = False) -> None:
@@ -252,7 +252,7 @@ class PlayScreen(Screen):
             return
         before, head = self.session.state, self.session.head
         self.by_hand = False
-        if self.guarded(lambda: self.session.play(lines, rolled=True, again=again)):
+        if self.guarded(lambda: self.session.play(lines, rolled=True, again=again, source="keys")):
             self.changed("; ".join(rolled_faces(ask, line) for line in lines))
         if self.session.head != head:
             self.reveal(before, lines)
