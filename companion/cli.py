@@ -4,6 +4,7 @@
     companion replay FILE              a record's summary JSON (records.md)
     companion games                    the stored games
     companion export latest|ID         a stored game's record (or --summary JSON)
+    companion import FILE              store a record as a game; prints its number
     companion bench                    what a press costs: bus bytes, latency, start-up, memory
     companion doctor                   check a Pi build: one line per check, and the fixes
 """
@@ -201,6 +202,41 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import(args: argparse.Namespace) -> int:
+    """Store a record as a game (finished or not) and print its number; an illegal record
+    is ``FILE:LINE: reason`` and exit 1, a file that is no record one line and exit 2, and
+    either way nothing is stored. The store is the one ``games`` and ``export`` read (the
+    box's, where the service is installed), opened only once the record replayed whole."""
+    from companion.config import load
+    from companion.importer import import_stream
+    from companion.statedir import prepare
+    from companion.store import Store
+
+    def store() -> Store:
+        config = load(config_path(args.config))
+        directory = state_dir(args.state, reading=True)
+        path = store_path(config, directory)
+        prepare(directory, path)
+        return Store(path)
+
+    try:
+        with open_record(args.file) as stream:
+            gid = import_stream(stream, store)
+    except UnreadableRecord as err:
+        print(f"{args.file}: {err}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    except RecordError as err:
+        print(f"{args.file}:{err.line}: {err.reason}", file=sys.stderr)
+        return EXIT_ILLEGAL
+    except OSError as err:  # the file failed while being read
+        if isinstance(err, StateUnavailable):
+            raise
+        print(f"{args.file}: cannot read: {err.strerror}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    print(gid)
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     """The benchmark (imports its machinery only when asked for)."""
     from companion.bench import cmd_bench as bench
@@ -288,6 +324,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="every stored line as it is, undone entries too, without replaying")
     export.add_argument("-o", "--output", help="write to this file instead of standard output")
     export.set_defaults(func=cmd_export)
+
+    load = sub.add_parser("import", help="store a game record as a game (finished or not) and "
+                                         "print its number; an unfinished one can be resumed on the box")
+    common(load)
+    load.add_argument("file", help="the record file, or - for standard input")
+    load.set_defaults(func=cmd_import)
     return parser
 
 

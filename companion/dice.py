@@ -12,7 +12,7 @@ import random
 from typing import Any
 
 from companion.exc import RollRefused
-from companion.games.base import Game, IllegalLine, Line, Roll
+from companion.games.base import Game, IllegalLine, Line, Prompt, Roll
 
 FAIR = random.SystemRandom()
 MAX_ROLLS = 500  # a chained roll that never settles is a bug, not a reason to hang
@@ -51,7 +51,11 @@ def rolled(game: Game[Any], state: Any, ask: Roll, rng: random.Random = FAIR) ->
 
 def chained(game: Game[Any], state: Any, actor: str) -> Roll | None:
     """The next roll to make in the same press: the same actor asked only for dice."""
-    ask = game.prompt(state)
+    return chained_roll(game.prompt(state), actor)
+
+
+def chained_roll(ask: Prompt | None, actor: str) -> Roll | None:
+    """:func:`chained` for a state whose prompt is ``ask``."""
     if ask is None or len(ask.answers) != 1:
         return None
     (only,) = ask.answers

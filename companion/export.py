@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
+from companion.ai import seat_lines
 from companion.exc import RecordError, UnreadableRecord
 from companion.games.base import Summary
 from companion.record import format_record, replay_header, summarise
@@ -65,7 +66,7 @@ def export(store: Store, gid: int, raw: bool = False) -> Exported | None:
         actions = [f"{text}{ROLLED}" if entry["rolled"] else text
                    for entry in replay.taken for text in entry["lines"].split("\n")]
     header_value = replayer.header
-    record = format_record(header_value, actions)
+    record = format_record(header_value, [*seat_lines(lines), *actions])
     summary = summarise(header_value.game, header_value.players, replay.states[-1])
     problem = f"{replay.reason} (exported up to entry {len(replay.taken)}; --raw gives every " \
               f"stored line)" if replay.reason else ""

@@ -37,6 +37,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from companion.ai import seat_lines
 from companion.checkpoint import EVERY, decode, encode, engine_tag
 from companion.dice import chained, rolled
 from companion.exc import Incompatible, NothingToRedo, NothingToUndo
@@ -155,7 +156,8 @@ class Session:
         # undone: table roll 6 2
         table roll 1 2
         """
-        return format_record(self.header, audited_lines(self.store, self.gid, self.head))
+        return format_record(self.header, [*seat_lines(self._stored_header),
+                                           *audited_lines(self.store, self.gid, self.head)])
 
 
     def entry(self, seq: int) -> Entry | None:

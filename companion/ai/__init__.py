@@ -60,3 +60,13 @@ def seat_line(name: str) -> str:
 def seats_of(header: Iterable[str]) -> tuple[str, ...]:
     """The seats the companion plays, from a stored header."""
     return tuple(line[len(SEAT_MARK):].strip() for line in header if line.startswith(SEAT_MARK))
+
+
+def seat_lines(header: Iterable[str]) -> list[str]:
+    """A stored header's seat lines, as a record carries them (after its header lines), so
+    that an exported game says who the companion played and ``companion import`` keeps it.
+
+    >>> seat_lines(["game gleebs-and-grues", "players Ann Bob", seat_line("Bob")])
+    ['# companion plays Bob']
+    """
+    return [seat_line(name) for name in seats_of(header)]

@@ -81,6 +81,7 @@ class App:
         self.stack: list[Screen] = [Menu("companion", self.home_items)]
         self.session: Session | None = None
         self.links: dict[str, bool] = {}  # serial ports by name: is their device connected
+        self._seen = self.store_version()
 
     # --- the Host interface for widgets ---
 
@@ -103,6 +104,13 @@ class App:
     def handle(self, intent: Intent) -> None:
         """One press; a message on screen lasts until the next one."""
         self.top.message = ""
+        if self.session is None and self.store_changed():
+            # Another program stored games (``companion import``): the lists on screen may
+            # be out of date, and this press was meant for what they showed. Home lists
+            # them again; the press only shows that.
+            del self.stack[1:]
+            self.toast("Stored games changed")
+            return
         if intent.kind in ("undo", "redo"):
             self.to_play_screen()  # from the game menu or a half-made entry: undo is undo
         try:
@@ -111,6 +119,21 @@ class App:
             log.error("not saved: %s", err)
             full = primary(err) == sqlite3.SQLITE_FULL
             self.toast("Not saved: disk full" if full else "Not saved: disk error")
+
+    def store_version(self) -> int:
+        """SQLite's count of changes other connections committed to the store (``PRAGMA
+        data_version``): a read of shared memory, no disk, so asked at every press outside
+        a game (in a game, presses read nothing from the store)."""
+        try:
+            return int(self.store.db.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error:
+            return getattr(self, "_seen", 0)
+
+    def store_changed(self) -> bool:
+        """Whether another program committed to the store since the last press."""
+        now = self.store_version()
+        changed, self._seen = now != self._seen, now
+        return changed
 
     def take_edge(self, edge: KeyEdge) -> bool:
         """A key's raw edge, taken by the key test when it is on top (True); otherwise the
