@@ -32,7 +32,7 @@ from companion.ai import SEAT_MARK, seat_line
 from companion.dice import MAX_ROLLS, chained_roll
 from companion.exc import RecordError
 from companion.games.base import Game, IllegalLine, Line, Prompt, Roll
-from companion.record import RecordReader, Replayer, words
+from companion.record import Header, RecordReader, Replayer, words
 from companion.store import MadeRoll, Store
 
 ROLLED = "rolled by the companion"
@@ -132,6 +132,7 @@ class Importer:
         self.replayer = Replayer(keep_actions=False)
         self.scratch = Scratch()
         self.seats: list[str] = []
+        self.options: list[tuple[str, str]] = []  # as the header gave them so far
         self.entry: Gathering | None = None  # the entry being gathered
         self.undone: Gathering | None = None  # the undone roll being gathered
         self._prompt: tuple[object, Prompt | None] = (None, None)
@@ -146,6 +147,8 @@ class Importer:
             return
         if tokens[0] in HEADER_WORDS or self.replayer.header is None:
             self.replayer.feed(number, content or "")  # a header line, or its refusal
+            if tokens[0] == "option":
+                self.options.append((tokens[1], tokens[2]))
             return
         if self.replayer.state is None:
             self.replayer.finish()  # the header is complete: the game's state begins
@@ -188,7 +191,7 @@ class Importer:
             start = group.state
         else:
             self.close_undone()
-            start = self.replayer.state  # None in the header: no game to check it against
+            start = self.replayer.state if self.replayer.state is not None else self.setup()
             chain = answered(self.prompt(start), line) if start is not None else None
             group = self.undone = Gathering([], "", chain, start)
         group.lines.append(str(line))
@@ -199,6 +202,12 @@ class Importer:
             return
         if group.chain is not None:
             group.chain = chained_roll(self.prompt(group.state), group.chain.actor)
+
+    def setup(self) -> Any:
+        """Before the first action: the state the header so far sets up (None without a
+        ``players`` line). The replay's own begins with the first action line."""
+        header = self.replayer.header
+        return None if header is None else Header(header.game, header.players, tuple(self.options)).start()
 
     def prompt(self, state: Any) -> Prompt | None:
         """The state's prompt, asked once (a chained roll's check asks the next one)."""
