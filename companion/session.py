@@ -35,7 +35,7 @@ import random
 import sqlite3
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from companion.ai import seat_lines
 from companion.checkpoint import EVERY, decode, encode, engine_tag
@@ -44,6 +44,9 @@ from companion.exc import Incompatible, NothingToRedo, NothingToUndo
 from companion.games.base import Game, IllegalLine, Line, Outcome, Prompt, Roll, Summary
 from companion.record import Header, format_record, replay_header, summarise
 from companion.store import Entry, MadeRoll, Source, Store
+
+if TYPE_CHECKING:
+    from companion.gamelog import GameLog
 
 log = logging.getLogger(__name__)
 
@@ -159,6 +162,15 @@ class Session:
         return format_record(self.header, [*seat_lines(self._stored_header),
                                            *audited_lines(self.store, self.gid, self.head)])
 
+
+    def log(self) -> GameLog:
+        """The game's whole record up to now, for the Log (read a page at a time)."""
+        from companion.gamelog import GameLog
+
+        # The states this session holds already (recent ones, checkpoints): the Log's
+        # newest pages need no replay.
+        known = {**self._checkpoints, **dict(self._recent), self.head: self.state}
+        return GameLog(self.store, self.gid, self.head, known)
 
     def entry(self, seq: int) -> Entry | None:
         """The stored entry at position ``seq`` (past the head: the redo stack), or None."""

@@ -325,13 +325,14 @@ class Store:
         row = self.db.execute("SELECT MAX(seq) FROM rolls WHERE game = ?", (gid,)).fetchone()
         return int(row[0] or 0)
 
-    def rolls(self, gid: int, seq: int | None = None) -> list[MadeRoll]:
-        """The game's device rolls in the order made (only those at entry ``seq``, if given)."""
+    def rolls(self, gid: int, seq: int | None = None, upto: int | None = None) -> list[MadeRoll]:
+        """The game's device rolls in the order made (only those at entry ``seq``, if given,
+        or at entries ``seq..upto``)."""
         sql = "SELECT n, seq, lines, again FROM rolls WHERE game = ?"
         args: tuple[int, ...] = (gid,)
         if seq is not None:
-            sql += " AND seq = ?"
-            args = (gid, seq)
+            sql += " AND seq BETWEEN ? AND ?"
+            args = (gid, seq, seq if upto is None else upto)
         rows = self.db.execute(sql + " ORDER BY n", args)
         return [MadeRoll(seq, tuple(text.split("\n")), bool(again), n)
                 for n, seq, text, again in rows]

@@ -102,3 +102,32 @@ def wander(path: str, header: Header, ops: Iterable[str], rng: random.Random) ->
             yield session
     finally:
         store.close()
+
+
+def box_game(store: Store, game_id: str, seed: int, steps: int = 120) -> Session:
+    """A game played on the box as a table might: the device rolls the dice (after an
+    undo, it uses the same faces again or rolls anew), other answers are picked, and now
+    and then entries are undone."""
+    from companion.games import GAMES
+
+    rng = random.Random(seed)
+    game = GAMES[game_id]
+    session = Session.new(store, Header(game, players_for(game, 1)))
+    for _ in range(steps):
+        ask = session.prompt()
+        if ask is None:
+            break
+        if session.head and rng.random() < 0.15:
+            for _ in range(rng.randint(1, min(3, session.head))):
+                session.undo()
+            continue
+        rolls = [a for a in ask.answers if isinstance(a, Roll)]
+        if rolls:
+            offered = session.roll_again(rolls[0]) is not None
+            if offered and rng.random() < 0.5:
+                session.use_again(rolls[0])
+            else:
+                session.play(session.roll(rolls[0], rng), rolled=True, again=offered)
+        else:
+            session.play([answer(game, session.state, ask, rng)])
+    return session

@@ -38,7 +38,7 @@ from companion.store import Store
 from companion.ui.app import App
 from companion.ui.play import PlayScreen
 from tests.entries import entries_of
-from tests.playout import answer
+from tests.playout import box_game
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 LEGAL = sorted(p for p in GOLDEN.glob("*/*.record") if p.with_suffix(".json").exists())
@@ -125,33 +125,6 @@ def test_an_illegal_line_late_in_a_long_record_stores_nothing(store: Store) -> N
 
 
 # --- the dice audit and the companion's seat come back ---
-
-
-def box_game(store: Store, game_id: str, seed: int, steps: int = 120) -> Session:
-    """A game played on the box as a table might: the device rolls the dice (sometimes
-    again, after an undo), other answers are picked, and now and then entries are undone."""
-    rng = random.Random(seed)
-    game = GAMES[game_id]
-    names = ("Ann", "Bob", "Cat", "Dan", "Eve")[:max(game.min_players, min(3, game.max_players))]
-    session = Session.new(store, replay_text(f"game {game_id}\nplayers {' '.join(names)}\n").header)
-    for _ in range(steps):
-        ask = session.prompt()
-        if ask is None:
-            break
-        if session.head and rng.random() < 0.15:
-            for _ in range(rng.randint(1, min(3, session.head))):
-                session.undo()
-            continue
-        rolls = [a for a in ask.answers if isinstance(a, Roll)]
-        if rolls:
-            offered = session.roll_again(rolls[0]) is not None
-            if offered and rng.random() < 0.5:
-                session.use_again(rolls[0])
-            else:
-                session.play(session.roll(rolls[0], rng), rolled=True, again=offered)
-        else:
-            session.play([answer(game, session.state, ask, rng)])
-    return session
 
 
 DICE_GAMES = [g for g in GAMES if g != "quick-lemmings"]

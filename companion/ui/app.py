@@ -250,18 +250,35 @@ class App:
         del self.stack[1:]
 
     def history(self) -> None:
-        def show(row: GameRow) -> None:
-            session = Session(self.store, row.id)
+        def details(row: GameRow) -> None:
+            players = row.header[1].split()[1:] if len(row.header) > 1 else []
             body = (f"{title_of(row)}\n{when(row.created, row.created_synced)}\n"
-                    f"Players: {', '.join(session.players)}.\n"
+                    f"Players: {', '.join(players)}.\n"
                     f"Winners: {', '.join(row.winners) or 'nobody'}.\n"
-                    f"{session.head} entries.")
+                    f"{row.head} entries.")
             self.push(Page("Finished game", body))
+
+        def show(row: GameRow) -> None:
+            self.push(Menu(title_of(row), [Item("Log", partial(self.show_log, row.id), f"{row.head} entries"),
+                                           Item("Details", partial(details, row))]))
 
         rows = self.store.games("over")
         items = [Item(title_of(row), partial(show, row), ", ".join(row.winners) or "draw")
                  for row in rows]
         self.push(Menu("History", items or [Item("None yet", self.pop)]))
+
+    def show_log(self, gid: int) -> None:
+        """A stored game's Log; a game whose header cannot be read is said so, and kept."""
+        from companion.gamelog import GameLog
+        from companion.ui.log import LogScreen
+
+        try:
+            whole = GameLog(self.store, gid)
+        except (RecordError, UnreadableRecord, KeyError, Unreadable) as err:
+            log.error("game %s cannot be read (%s); it stays in the store", gid, err)
+            self.toast(f"Game {gid} cannot be read; kept")
+            return
+        self.push(LogScreen(whole))
 
     def rules(self) -> None:
         def pages(game_id: str) -> None:

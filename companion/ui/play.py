@@ -33,6 +33,7 @@ from companion.ui.draw import (
 )
 from companion.ui.figures import Views, corner
 from companion.ui.games import Screens, screen_title, screens_of
+from companion.ui.log import LogScreen
 from companion.ui.reveal import Reveal, plain_picture, shown_lines
 from companion.ui.rows import (
     PANEL,
@@ -135,6 +136,7 @@ class PlayScreen(Screen):
                 self._items = [Item("Undo last entry", self.undo, "mis-logged?"), *extras,
                                *self.view_items(lambda act: act),
                                Item("Summary", self.show_summary),
+                               Item("Log", self.show_log, "every entry"),
                                Item("Leave", self.leave)]
             else:
                 mine = self.companion_items(ask)  # first, and where the cursor starts
@@ -351,6 +353,10 @@ class PlayScreen(Screen):
         body += "\n".join(self.screens.summary_lines(summary))
         self.host.push(Page("Summary", body))
 
+    def show_log(self) -> None:
+        """The whole record so far, newest first, with what each entry did."""
+        self.host.push(LogScreen(self.session.log()))
+
     def context_menu(self) -> Menu:
         """Long press: undo first, so it is never more than two presses away."""
         redo = self.session.redo_entry()
@@ -372,6 +378,7 @@ class PlayScreen(Screen):
             Page(screen_title(self.session.game.id), pages.get(topic) or pages.get("", ""))))))
         items += self.view_items(then)
         items.append(Item("Summary", then(self.show_summary)))
+        items.append(Item("Log", then(self.show_log), "every entry"))
         items.append(Item("Leave game", then(self.leave), "resume later"))
         items.append(Item("Abandon game", then(lambda: self.host.push(
             confirm("Abandon this game?", "Yes, abandon", self.abandon, self.host)))))
