@@ -5,6 +5,7 @@
     companion games                    the stored games
     companion export latest|ID         a stored game's record (or --summary JSON)
     companion import FILE              store a record as a game; prints its number
+    companion stats [--json]           who wins each game, and whether the dice look fair
     companion bench                    what a press costs: bus bytes, latency, start-up, memory
     companion doctor                   check a Pi build: one line per check, and the fixes
 """
@@ -237,6 +238,21 @@ def cmd_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_stats(args: argparse.Namespace) -> int:
+    """Who plays and wins each game, and each game's dice against a fair die's, as text or
+    as one JSON object (what History > Players and Dice show on the box)."""
+    from companion.stats import as_json, as_text, dice, players
+    from companion.ui.app import when
+
+    store = open_store(args)
+    records, tallies = players(store), dice(store)
+    if args.json:
+        print(json.dumps(as_json(records, tallies)))
+    else:
+        sys.stdout.write(as_text(records, tallies, when))
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     """The benchmark (imports its machinery only when asked for)."""
     from companion.bench import cmd_bench as bench
@@ -330,6 +346,12 @@ def build_parser() -> argparse.ArgumentParser:
     common(load)
     load.add_argument("file", help="the record file, or - for standard input")
     load.set_defaults(func=cmd_import)
+
+    stats = sub.add_parser("stats", help="plays, wins and last played for each player and game, and "
+                                         "each game's dice against a fair die's (chi-square)")
+    common(stats)
+    stats.add_argument("--json", action="store_true", help="one JSON object instead of text")
+    stats.set_defaults(func=cmd_stats)
     return parser
 
 

@@ -164,9 +164,14 @@ class App:
         shown = self.play_in_view()
         if shown is not None:
             shown.expire(now)
+        if self.top.busy:  # a screen working a slice at a time (counting the dice)
+            self.top.work()
 
     def deadline(self) -> float | None:
-        """When the screen next changes by itself (the loop wakes then), if ever."""
+        """When the screen next changes by itself (the loop wakes then), if ever: at once
+        while the screen on top has work left."""
+        if self.top.busy:
+            return float("-inf")
         shown = self.play_in_view()
         return shown.result_until if shown is not None and shown.result else None
 
@@ -262,10 +267,13 @@ class App:
             self.push(Menu(title_of(row), [Item("Log", partial(self.show_log, row.id), f"{row.head} entries"),
                                            Item("Details", partial(details, row))]))
 
+        from companion.ui.stats import DiceCount, players_menu
+
         rows = self.store.games("over")
-        items = [Item(title_of(row), partial(show, row), ", ".join(row.winners) or "draw")
-                 for row in rows]
-        self.push(Menu("History", items or [Item("None yet", self.pop)]))
+        items = [Item("Players", lambda: self.push(players_menu(self.store, self, when)), "who wins"),
+                 Item("Dice", lambda: self.push(DiceCount(self.store, self)), "are they fair"),
+                 *(Item(title_of(row), partial(show, row), ", ".join(row.winners) or "draw") for row in rows)]
+        self.push(Menu("History", items))
 
     def show_log(self, gid: int) -> None:
         """A stored game's Log; a game whose header cannot be read is said so, and kept."""

@@ -66,6 +66,15 @@ class Screen:
     def on(self, intent: Intent, host: Host) -> None:
         raise NotImplementedError
 
+    @property
+    def busy(self) -> bool:
+        """Whether the screen has work left that it does a slice at a time between presses
+        (the loop wakes at once while it has, and sleeps on its queue once it is done)."""
+        return False
+
+    def work(self) -> None:
+        """One slice of that work (a press waits at most for one slice)."""
+
 
 @dataclass(frozen=True)
 class Item:
