@@ -169,21 +169,14 @@ def cmd_export(args: argparse.Namespace) -> int:
     from companion.export import export
 
     store = open_store(args)
-    if args.game == "latest":
-        rows, unreadable = readable_games(store, 1)  # the latest that can be read
-        for problem in unreadable:
-            print(f"{store.path}: {problem}", file=sys.stderr)
-        if not rows:
-            print("no games stored yet", file=sys.stderr)
-            return EXIT_ILLEGAL
-        gid = rows[0].id
-    else:
-        try:
-            gid = whole_number(args.game, "a game number")
-        except IllegalLine:
-            print(f"export takes 'latest' or a game number from 'companion games', "
-                  f"not {shown(args.game)}", file=sys.stderr)
-            return EXIT_CONFIG
+    if args.bgstats or args.bgsplay:
+        return export_plays(args, store)
+    if len(args.game) > 1:
+        print("export takes one game (several only with --bgsplay)", file=sys.stderr)
+        return EXIT_CONFIG
+    gid = game_number(store, args.game[0] if args.game else "latest")
+    if gid < 0:
+        return -gid
     exported = export(store, gid, raw=args.raw)
     if exported is None:
         print(f"no stored game number {gid}", file=sys.stderr)
@@ -200,6 +193,56 @@ def cmd_export(args: argparse.Namespace) -> int:
         where = args.output or f"game {gid}"
         print(f"{where}:{exported.line}: {exported.problem}", file=sys.stderr)
         return EXIT_ILLEGAL
+    return 0
+
+
+def game_number(store: Any, word: str) -> int:
+    """The stored game ``word`` names ("latest", or its number); minus the exit code, after
+    its line on standard error, when it names none."""
+    if word == "latest":
+        rows, unreadable = readable_games(store, 1)  # the latest that can be read
+        for problem in unreadable:
+            print(f"{store.path}: {problem}", file=sys.stderr)
+        if not rows:
+            print("no games stored yet", file=sys.stderr)
+            return -EXIT_ILLEGAL
+        return int(rows[0].id)
+    try:
+        return whole_number(word, "a game number")
+    except IllegalLine:
+        print(f"export takes 'latest' or a game number from 'companion games', "
+              f"not {shown(word)}", file=sys.stderr)
+        return -EXIT_CONFIG
+
+
+def export_plays(args: argparse.Namespace, store: Any) -> int:
+    """``--bgstats``: one finished game as BG Stats' push-play JSON; ``--bgsplay``: one or
+    more (``all``: every finished one) as BG Stats' share file. A game BG Stats cannot take
+    (not finished, damaged) is one line and exit 1."""
+    from companion.bgstats import NotAPlay, push_data, read_play, share_file
+
+    words = args.game or ["latest"]
+    if args.bgstats and len(words) > 1:
+        print("--bgstats takes one game; --bgsplay takes several", file=sys.stderr)
+        return EXIT_CONFIG
+    if args.bgsplay and words == ["all"]:
+        gids: list[int] = [row.id for row in readable_games(store, 2**31)[0] if row.status == "over"]
+    else:
+        gids = [game_number(store, word) for word in words]
+        if any(gid < 0 for gid in gids):
+            return -min(gids)
+    try:
+        plays = [read_play(store, gid) for gid in gids]
+    except NotAPlay as err:
+        print(err, file=sys.stderr)
+        return EXIT_ILLEGAL
+    data = push_data(plays[0]) if args.bgstats else share_file(plays)
+    text = (json.dumps(data, ensure_ascii=False) + "\n").encode()
+    if args.output:
+        with open(args.output, "wb") as output:
+            output.write(text)
+    else:
+        sys.stdout.buffer.write(text)
     return 0
 
 
@@ -334,10 +377,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = sub.add_parser("export", help="write a stored game as a record (or its summary)")
     common(export)
-    export.add_argument("game", nargs="?", default="latest", help="'latest' or a number from 'companion games'")
-    export.add_argument("--summary", action="store_true", help="the summary JSON instead of the record")
-    export.add_argument("--raw", action="store_true",
-                        help="every stored line as it is, undone entries too, without replaying")
+    export.add_argument("game", nargs="*", help="'latest' (the default) or a number from 'companion games'; "
+                                                "with --bgsplay several, or 'all'")
+    kind = export.add_mutually_exclusive_group()
+    kind.add_argument("--summary", action="store_true", help="the summary JSON instead of the record")
+    kind.add_argument("--raw", action="store_true",
+                      help="every stored line as it is, undone entries too, without replaying")
+    kind.add_argument("--bgstats", action="store_true",
+                      help="a finished game as BG Stats' push-play JSON (the data of its createPlay link)")
+    kind.add_argument("--bgsplay", action="store_true",
+                      help="finished games as BG Stats' share file (.bgsplay), with a stable uuid per play")
     export.add_argument("-o", "--output", help="write to this file instead of standard output")
     export.set_defaults(func=cmd_export)
 

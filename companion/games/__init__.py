@@ -48,13 +48,16 @@ class Kit:
 
     ``engine`` is the rules class (a :class:`~companion.games.base.Game`); ``screens`` the
     :class:`companion.ui.games.Screens` the box draws it with, "" for the generic ones;
-    ``advisor`` the function that suggests a move (:mod:`companion.ai`), "" for none.
+    ``advisor`` the function that suggests a move (:mod:`companion.ai`), "" for none;
+    ``bgg`` the game's BoardGameGeek id, which BG Stats matches plays by (0: none known,
+    and BG Stats matches by name).
     """
 
     id: str
     engine: str
     screens: str = ""
     advisor: str = ""
+    bgg: int = 0
 
     def __post_init__(self) -> None:
         if not GAME_ID.fullmatch(self.id):
@@ -63,6 +66,8 @@ class Kit:
             where = getattr(self, part)
             if (where or part == "engine") and not WHERE.fullmatch(where):
                 raise ValueError(f"{part} {where!r} must be written 'package.module:name'")
+        if self.bgg < 0:
+            raise ValueError(f"a BoardGameGeek id is a positive number (0: none), not {self.bgg}")
 
     @cached_property
     def game(self) -> Game[Any]:
@@ -101,7 +106,7 @@ register(Kit("penguin-panic", "companion.games.penguin_panic:PenguinPanic",
 register(Kit("gleebs-and-grues", "companion.games.gleebs_and_grues:GleebsAndGrues",
              screens="companion.ui.games.gleebs_and_grues:SCREENS", advisor="companion.ai.gleebs:advise"))
 register(Kit("quick-lemmings", "companion.games.quick_lemmings:QuickLemmings",
-             screens="companion.ui.games.quick_lemmings:SCREENS"))
+             screens="companion.ui.games.quick_lemmings:SCREENS", bgg=153004))  # Amigo's Lemminge
 
 
 class Registry(Mapping[str, Game[Any]]):

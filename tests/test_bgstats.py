@@ -1,0 +1,202 @@
+"""Finished games for BG Stats (issue 28 §2): ``companion export N --bgstats`` writes the
+push-play data of its createPlay link, ``--bgsplay`` its share file, both checked field by
+field against the formats BG Stats publishes (docs/bgstats.md cites them), with the types
+of their published examples.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import pathlib
+import re
+import urllib.parse
+from typing import Any
+
+import pytest
+
+from companion.ai import seat_line
+from companion.bgstats import COMPANION, NotAPlay, push_data, push_link, read_play, share_file, stamp
+from companion.cli import main
+from companion.games import KITS
+from companion.importer import import_stream
+from companion.record import replay_text, summary
+from companion.store import Store
+
+GOLDEN = pathlib.Path(__file__).parent / "golden"
+FINISHED = sorted(p for p in GOLDEN.glob("*/*.record")
+                  if p.with_suffix(".json").exists() and summary(replay_text(p.read_text()))["over"])
+DATE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
+
+# The push-play format's fields and their types, as BG Stats' own example writes them
+# (score may be a whole number; bggId and rank only where there is one).
+PUSH: dict[str, Any] = {"sourceName": str, "sourcePlayId": str, "playDate": str, "durationMin": int,
+                        "game": dict, "players": list, "board": str, "comments": str}
+PUSH_GAME = {"name": str, "sourceGameId": str, "highestWins": bool, "noPoints": bool}
+PUSH_PLAYER = {"name": str, "sourcePlayerId": str, "winner": bool, "startPlayer": bool, "role": str}
+# The share file's, as BG Stats' exports write them.
+SHARE = {"players": list, "locations": list, "games": list, "plays": list, "userInfo": dict}
+SHARE_PLAYER = {"id": int, "uuid": str, "name": str, "isAnonymous": bool, "modificationDate": str, "metaData": dict}
+SHARE_LOCATION = {"id": int, "uuid": str, "name": str, "modificationDate": str}
+SHARE_GAME = {"id": int, "uuid": str, "name": str, "modificationDate": str, "cooperative": bool,
+              "highestWins": bool, "noPoints": bool, "usesTeams": bool}
+SHARE_PLAY = {"uuid": str, "modificationDate": str, "entryDate": str, "playDate": str, "usesTeams": bool,
+              "durationMin": int, "ignored": bool, "manualWinner": bool, "rounds": int, "locationRefId": int,
+              "gameRefId": int, "board": str, "scoringSetting": int, "playerScores": list, "expansionPlays": list}
+SHARE_SCORE = {"score": str, "winner": bool, "newPlayer": bool, "startPlayer": bool, "playerRefId": int,
+               "role": str, "rank": int, "seatOrder": int}
+
+
+def typed(found: dict[str, Any], fields: dict[str, Any]) -> None:
+    """Every field there, of its type (a bool is not taken for a number)."""
+    for key, kind in fields.items():
+        assert key in found, key
+        value = found[key]
+        assert isinstance(value, kind) and (kind is bool or not isinstance(value, bool)), (key, value)
+
+
+def stored(store: Store, record: pathlib.Path, extra: str = "") -> int:
+    text = record.read_text()
+    if extra:
+        lines = text.splitlines()
+        players = next(i for i, line in enumerate(lines) if line.startswith("players"))
+        text = "\n".join([*lines[:players + 1], extra, *lines[players + 1:]]) + "\n"
+    return import_stream(io.BytesIO(text.encode()), lambda: Store(store.path))
+
+
+@pytest.mark.parametrize("record", FINISHED, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_the_push_data_has_every_field_of_the_published_format(store: Store, record: pathlib.Path) -> None:
+    gid = stored(store, record)
+    data = push_data(read_play(store, gid))
+    typed(data, PUSH)
+    assert data["sourceName"] == "companion"
+    assert DATE.fullmatch(data["playDate"]) and data["playDate"] == stamp(store.game(gid).updated)
+    assert data["durationMin"] >= 0
+    game = data["game"]
+    typed(game, PUSH_GAME)
+    replayed = replay_text(record.read_text())
+    facts = summary(replayed)
+    assert game["sourceGameId"] == facts["game"] and game["name"] == replayed.header.game.title
+    assert game.get("bggId", None) == (KITS[facts["game"]].bgg or None)
+    assert game["noPoints"] == ("scores" not in facts) and game["highestWins"] is True
+    assert data["board"] == ", ".join(f"{k} {v}" for k, v in replayed.header.options)
+    players = data["players"]
+    assert [p["name"] for p in players] == facts["players"]
+    assert [p["sourcePlayerId"] for p in players] == facts["players"]
+    for player in players:
+        typed(player, PUSH_PLAYER)
+        assert player["winner"] == (player["name"] in facts["winners"])
+        if "scores" in facts:
+            assert player["score"] == facts["scores"][player["name"]]  # type: ignore[typeddict-item]
+            assert isinstance(player["rank"], int) and player["rank"] >= 1
+        else:
+            assert "score" not in player and "rank" not in player
+    assert sum(p["startPlayer"] for p in players) == 1  # BG Stats refuses a play without one
+    if "scores" in facts:
+        assert all(p["rank"] == 1 for p in players if p["winner"])
+        assert sorted(p["rank"] for p in players)[0] == 1
+
+
+def test_the_start_player_is_who_logged_first(store: Store) -> None:
+    gid = stored(store, GOLDEN / "gleebs-and-grues" / "bob-first-no-stack.record")
+    players = push_data(read_play(store, gid))["players"]
+    assert [p["name"] for p in players if p["startPlayer"]] == ["Bob"]  # option first Bob
+    gid = stored(store, GOLDEN / "microbot-racers" / "lap-win.record")
+    players = push_data(read_play(store, gid))["players"]
+    assert [p["name"] for p in players if p["startPlayer"]] == ["Bob"]  # the first turn's P1
+
+
+def test_ranks_follow_the_score_and_a_tie_shares_a_place(store: Store) -> None:
+    gid = stored(store, GOLDEN / "penguin-panic" / "three-players-tie.record")
+    facts = summary(replay_text((GOLDEN / "penguin-panic" / "three-players-tie.record").read_text()))
+    ranks = {p["name"]: p["rank"] for p in push_data(read_play(store, gid))["players"]}
+    (winner,) = facts["winners"]
+    assert ranks[winner] == 1
+    scores = facts["scores"]  # type: ignore[typeddict-item]
+    others = sorted((n for n in ranks if n != winner), key=lambda n: -scores[n])
+    assert [ranks[n] for n in others] == sorted(ranks[n] for n in others)
+
+
+def test_the_play_id_is_the_same_each_time_and_differs_between_games(tmp_path: pathlib.Path) -> None:
+    first, second = Store(str(tmp_path / "a.sqlite")), Store(str(tmp_path / "b.sqlite"))
+    record = GOLDEN / "microbot-racers" / "draw.record"
+    a = stored(first, record)
+    again = stored(first, record)
+    elsewhere = stored(second, record)  # another box's game number 1
+    ids = [push_data(read_play(store, gid))["sourcePlayId"] for store, gid in
+           ((first, a), (first, a), (first, again), (second, elsewhere))]
+    assert ids[0] == ids[1] and len(set(ids)) == 3
+    assert share_file([read_play(first, a)]) == share_file([read_play(first, a)])
+    first.close()
+    second.close()
+
+
+def test_the_companions_seat_is_a_non_player(store: Store) -> None:
+    gid = stored(store, GOLDEN / "gleebs-and-grues" / "grues-win-tie.record", seat_line("Bob"))
+    play = read_play(store, gid)
+    pushed = push_data(play)["players"]
+    assert [p["name"] for p in pushed] == ["Ann", COMPANION]
+    assert pushed[1]["sourcePlayerId"] != "Bob" and pushed[1]["role"] == "Bob's seat"
+    shared = share_file([play])
+    npc = {p["name"]: p["metaData"]["isNpc"] for p in shared["players"]}
+    assert npc == {"Ann": 0, COMPANION: 1}
+
+
+def test_the_push_link_carries_the_data_and_opens_bg_stats(store: Store) -> None:
+    gid = stored(store, GOLDEN / "quick-lemmings" / "water-race.record")
+    play = read_play(store, gid)
+    link = push_link(play)
+    assert link.startswith("https://app.bgstatsapp.com/createPlay.html?data=")
+    data = json.loads(urllib.parse.unquote(link.split("?data=", 1)[1]))
+    assert data == push_data(play)
+    assert data["game"]["bggId"] == 153004  # Lemminge on BoardGameGeek
+
+
+def test_the_share_file_has_every_field_and_its_references_hold(store: Store) -> None:
+    plays = [read_play(store, stored(store, record)) for record in FINISHED]
+    shared = share_file(plays)
+    typed(shared, SHARE)
+    for player in shared["players"]:
+        typed(player, SHARE_PLAYER)
+    for location in shared["locations"]:
+        typed(location, SHARE_LOCATION)
+    for game in shared["games"]:
+        typed(game, SHARE_GAME)
+    people = {p["id"] for p in shared["players"]}
+    assert len(people) == len({p["name"] for p in shared["players"]}) == len(shared["players"])
+    games = {g["id"] for g in shared["games"]}
+    assert len(games) == len({g["uuid"] for g in shared["games"]}) == len({p.game for p in plays})
+    assert len({p["uuid"] for p in shared["plays"]}) == len(plays)
+    for play in shared["plays"]:
+        typed(play, SHARE_PLAY)
+        assert all(DATE.fullmatch(play[k]) for k in ("modificationDate", "entryDate", "playDate"))
+        assert play["gameRefId"] in games and play["locationRefId"] == shared["locations"][0]["id"]
+        for score in play["playerScores"]:
+            typed(score, SHARE_SCORE)
+            assert score["playerRefId"] in people
+        assert sum(s["startPlayer"] for s in play["playerScores"]) == 1
+    assert isinstance(shared["userInfo"]["meRefId"], int)
+
+
+def test_the_command_writes_both_forms_and_refuses_an_unfinished_game(
+        tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for record in ("microbot-racers/draw", "leaf-climbers/mid-round", "penguin-panic/two-players-full"):
+        assert main(["import", str(GOLDEN / f"{record}.record"), "--state", str(tmp_path)]) == 0
+    capsys.readouterr()
+    assert main(["export", "1", "--bgstats", "--state", str(tmp_path)]) == 0
+    assert json.loads(capsys.readouterr().out)["sourceName"] == "companion"
+    assert main(["export", "2", "--bgstats", "--state", str(tmp_path)]) == 1
+    assert "not finished" in capsys.readouterr().err
+    out = tmp_path / "plays.bgsplay"
+    assert main(["export", "1", "3", "--bgsplay", "-o", str(out), "--state", str(tmp_path)]) == 0
+    assert len(json.loads(out.read_text())["plays"]) == 2
+    assert main(["export", "all", "--bgsplay", "--state", str(tmp_path)]) == 0
+    assert len(json.loads(capsys.readouterr().out)["plays"]) == 2  # the finished ones
+    assert main(["export", "1", "3", "--bgstats", "--state", str(tmp_path)]) == 2
+    assert main(["export", "9", "--bgstats", "--state", str(tmp_path)]) == 1
+
+
+def test_an_unfinished_game_is_no_play(store: Store) -> None:
+    gid = stored(store, GOLDEN / "leaf-climbers" / "mid-round.record")
+    with pytest.raises(NotAPlay):
+        read_play(store, gid)
