@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.ai import seats_of
+from companion.exc import NotAPlay
 from companion.export import export
 from companion.games import KITS, title
 from companion.games.base import TABLE, Summary
@@ -41,10 +42,6 @@ COMPANION_ID = "companion:box"  # ':' is in no player's name: it names no person
 #: different from any other program's.
 NAMESPACE = uuid.UUID("3e1252bd-4ff9-4648-907e-c52276b358b7")
 ABOUT = "Plays exported by the companion, a board-game box, for BG Stats"
-
-
-class NotAPlay(ValueError):
-    """A stored game BG Stats cannot take as a play: not finished, or no longer readable."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +112,7 @@ def bgg_id(game: str) -> int:
 
 
 def read_play(store: Store, gid: int) -> Play:
-    """Stored game ``gid`` as a play; NotAPlay (KeyError-free) when it cannot be one."""
+    """Stored game ``gid`` as a play; NotAPlay when it cannot be one."""
     try:
         row = store.game(gid)
     except KeyError:

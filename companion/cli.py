@@ -219,7 +219,8 @@ def export_plays(args: argparse.Namespace, store: Any) -> int:
     """``--bgstats``: one finished game as BG Stats' push-play JSON; ``--bgsplay``: one or
     more (``all``: every finished one) as BG Stats' share file. A game BG Stats cannot take
     (not finished, damaged) is one line and exit 1."""
-    from companion.bgstats import NotAPlay, push_data, read_play, share_file
+    from companion.bgstats import push_data, read_play, share_file
+    from companion.exc import NotAPlay
 
     words = args.game or ["latest"]
     if args.bgstats and len(words) > 1:

@@ -21,6 +21,7 @@ caller that knows nothing of the companion still catches it the usual way: bad i
     ├── ConfigError                a bad setting: FILE: KEY: problem        (ValueError)
     ├── DisplayError               display flags that luma refuses          (ValueError)
     ├── NoSuchGame                 no stored game has that number           (KeyError)
+    ├── NotAPlay                   a stored game BG Stats cannot take       (ValueError)
     ├── Unreadable                 a stored value that cannot be decoded    (sqlite3.DatabaseError)
     ├── Incompatible               a state checkpoint this code cannot read (ValueError)
     ├── StateUnavailable           the state directory cannot be used now   (OSError)
@@ -124,6 +125,10 @@ class DisplayError(CompanionError, ValueError):
 
 class NoSuchGame(CompanionError, KeyError):
     """No game in the store has this number (the argument)."""
+
+
+class NotAPlay(CompanionError, ValueError):
+    """A stored game BG Stats cannot take as a play: not finished, or no longer readable."""
 
 
 if TYPE_CHECKING:  # what the type checker sees of the class that __getattr__ below makes

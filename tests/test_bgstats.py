@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from companion.ai import seat_line
-from companion.bgstats import COMPANION, NotAPlay, push_data, push_link, read_play, share_file, stamp
+from companion.bgstats import COMPANION, push_data, push_link, read_play, share_file, stamp
 from companion.cli import main
+from companion.exc import NotAPlay
 from companion.games import KITS
 from companion.importer import import_stream
 from companion.record import replay_text, summary

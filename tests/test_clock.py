@@ -120,7 +120,7 @@ def assert_newest_first(box: Harness, evenings: list[Evening]) -> None:
     box.app.leave_game()
     box.presses("down", "down")  # Resume, New game, History
     assert box.shows("History")
-    box.presses("select", "select")  # History, its first line
+    box.presses("select", "down", "down", "select", "down", "select")  # History, its first game, Details
     assert box.shows("Finished game")
     assert box.shows(f"Players: {', '.join(latest.names)}.", 11)
 
@@ -190,10 +190,12 @@ def test_dates_stamped_before_the_clock_was_synchronised_stay_marked(
 
     # On the screen: History > the game > its page; the unsure date carries the mark.
     box = restart(box, tmp_path, clock)
-    box.presses("down", "select", "select")  # New game, History: the newest game
+    box.presses("down", "select", "down", "down", "select", "down", "select")  # History: the newest game's Details
     assert box.shows(shown(wall.now), 11)
     assert not box.shows(f"{shown(wall.now)}{UNSURE_MARK}", 11)
-    box.presses("select", "down", "select")  # back to History, the older game
+    box.press("select")  # the page closes
+    box.intent("back")  # back to History
+    box.presses("down", "select", "down", "select")  # the older game's Details
     assert box.shows(f"{shown(T)}{UNSURE_MARK}", 11)
     box.close()
 

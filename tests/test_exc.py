@@ -30,6 +30,7 @@ BUILT_IN = {
     exc.ConfigError: ValueError,
     exc.DisplayError: ValueError,
     exc.NoSuchGame: KeyError,
+    exc.NotAPlay: ValueError,
     exc.Unreadable: sqlite3.DatabaseError,
     exc.Incompatible: ValueError,
     exc.StateUnavailable: OSError,

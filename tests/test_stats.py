@@ -246,6 +246,7 @@ def test_backing_out_of_the_count_stops_it(store: Store) -> None:
     app.push(counting)
     app.handle(Intent("back"))
     assert app.top is not counting and app.deadline() is None
+    assert counting.done == 0
 
 
 def draws_whole(app: App) -> list[str]:

@@ -62,17 +62,19 @@ class DiceCount(Screen):
         self.games = game_ids(store)
         self.done = 0
         self.counter = DiceCounter()
+        self.shown = False
 
     @property
     def busy(self) -> bool:
-        return self.done < len(self.games)
+        return not self.shown
 
     def work(self) -> None:
         counted = 0
-        while self.busy and counted < SLICE:
+        while self.done < len(self.games) and counted < SLICE:
             counted += 1 + count_game(self.counter, self.store, self.games[self.done])
             self.done += 1
-        if not self.busy:
+        if self.done == len(self.games):  # counted: the result takes this screen's place
+            self.shown = True
             self.host.pop()
             self.host.push(dice_menu(self.counter.tallies(), self.host))
 
