@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import datetime
 import json
+import threading
 import urllib.parse
 import uuid
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -245,3 +247,29 @@ def game_entry(game: str, number: int, when: str, points: bool) -> dict[str, Any
 def name_uuid(kind: str, name: str) -> str:
     """The stable uuid of a game, player or location named ``name``."""
     return str(uuid.uuid5(NAMESPACE, f"{kind}:{name}"))
+
+
+class PushLinks:
+    """Each finished game's push link, kept with the store's mark of its last change (a
+    History page lists many; each is worked out once). Bounded; safe between threads."""
+
+    KEEP = 512
+
+    def __init__(self) -> None:
+        self._links: OrderedDict[int, tuple[int, str | None]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def link(self, store: Store, row: GameRow) -> str | None:
+        """The game's push link; None when BG Stats cannot take it (not finished, damaged)."""
+        with self._lock:
+            kept = self._links.get(row.id)
+        if kept is None or kept[0] != row.touched:
+            try:
+                kept = (row.touched, push_link(read_play(store, row.id)))
+            except NotAPlay:
+                kept = (row.touched, None)
+            with self._lock:
+                self._links[row.id] = kept
+                while len(self._links) > self.KEEP:
+                    self._links.popitem(last=False)
+        return kept[1]

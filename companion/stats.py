@@ -29,6 +29,7 @@ from __future__ import annotations
 import datetime
 import math
 import sqlite3
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -331,6 +332,37 @@ def dice(store: Store) -> list[Tally]:
     return counter.tallies()
 
 
+class DiceBook:
+    """:func:`dice` for a reader that asks again and again (the phone view): each game's
+    counts are kept with the store's mark of its last change, so only the games changed
+    since (the one being played) are counted again. At most :data:`BOOK` games are kept;
+    the others are counted each time. Safe to share between threads."""
+
+    BOOK = 4096
+
+    def __init__(self) -> None:
+        self._games: dict[int, tuple[int, dict[tuple[str, DiceSource, int], list[int]]]] = {}
+        self._lock = threading.Lock()
+
+    def tallies(self, store: Store) -> list[Tally]:
+        total = DiceCounter()
+        for gid, touched in store.db.execute("SELECT id, touched FROM games ORDER BY id").fetchall():
+            with self._lock:
+                kept = self._games.get(gid)
+            if kept is None or kept[0] != touched:
+                one = DiceCounter()
+                count_game(one, store, gid)
+                kept = (touched, one.counts)
+                with self._lock:
+                    if gid in self._games or len(self._games) < self.BOOK:
+                        self._games[gid] = kept
+            for key, counts in kept[1].items():
+                mine = total.counts.setdefault(key, [0] * len(counts))
+                for face, count in enumerate(counts):
+                    mine[face] += count
+        return total.tallies()
+
+
 # --- reports ---
 
 
@@ -348,7 +380,8 @@ def as_json(records: Sequence[PlayerRecord], tallies: Sequence[Tally]) -> dict[s
     return {
         "players": [{"name": r.name, "game": r.game, "title": title(r.game), "plays": r.plays, "wins": r.wins,
                      "last_played": utc(r.last), "clock_synced": r.last_synced} for r in records],
-        "dice": [{"game": t.game, "title": title(t.game), "source": t.source, "die": die_name(t.sides),
+        "dice": [{"game": t.game, "title": title(t.game), "source": t.source, "source_words": SOURCE_WORDS[t.source],
+                  "die": die_name(t.sides),
                   "rolls": t.rolls, "faces": list(t.counts), "expected": t.rolls / t.sides,
                   "chi_square": t.verdict().statistic, "p": t.verdict().p, "verdict": t.verdict().words}
                  for t in tallies],

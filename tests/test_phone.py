@@ -421,3 +421,61 @@ def test_stopping_the_view_after_its_loop_lost_its_wake_up_pipe_still_stops_it(t
     assert not served.thread.is_alive()
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port), timeout=1).close()
+
+
+# --- History for BG Stats, and who wins (issue 28) ---
+
+
+def golden_games(box: Box) -> None:
+    """Finished golden games stored in the box's store, as `companion import` stores them."""
+    import io
+
+    from companion.importer import import_stream
+    from companion.store import Store
+
+    for record in ("microbot-racers/lap-win", "penguin-panic/two-players-full", "leaf-climbers/all-blue-four"):
+        data = (pathlib.Path(__file__).parent / "golden" / f"{record}.record").read_bytes()
+        import_stream(io.BytesIO(data), lambda: Store(box.store_path))
+
+
+def test_history_offers_each_finished_game_to_bg_stats(box: Box) -> None:
+    import urllib.parse
+
+    from companion.bgstats import push_data, read_play
+
+    golden_games(box)
+    games = json.loads(box.get(box.page("games"))[1])
+    for game in games:
+        link = game["bgstats"]
+        assert link.startswith("https://app.bgstatsapp.com/createPlay.html?data=")
+        data = json.loads(urllib.parse.unquote(link.split("?data=", 1)[1]))
+        assert data == push_data(read_play(box.harness.store, game["id"]))
+        status, file = box.get(box.page(f"games/{game['id']}.bgsplay"))
+        assert status == 200 and [p["uuid"] for p in json.loads(file)["plays"]] == [data["sourcePlayId"]]
+    status, every = box.get(box.page("games/all.bgsplay"))
+    assert status == 200 and len(json.loads(every)["plays"]) == len(games) == 3
+    box.open_game("quick-lemmings")  # unfinished: no play for BG Stats
+    assert box.get(box.page("games/4.bgsplay"))[0] == 404
+    assert box.get(box.page("games/all.record"))[0] == 404
+
+
+def test_the_stats_are_what_companion_stats_prints(box: Box) -> None:
+    from companion.stats import as_json, dice, players
+
+    golden_games(box)
+    found = json.loads(box.get(box.page("stats"))[1])
+    store = box.harness.store
+    assert found == json.loads(json.dumps(as_json(players(store), dice(store))))
+    box.open_game("leaf-climbers")  # a game changes: its dice are counted again
+    again = json.loads(box.get(box.page("stats"))[1])
+    assert again == json.loads(json.dumps(as_json(players(store), dice(store))))
+    assert again["dice"] != found["dice"]
+
+
+def test_the_new_pages_change_nothing_either(box: Box, tmp_path: pathlib.Path) -> None:
+    golden_games(box)
+    before = digest(tmp_path)
+    for method in ("GET", "HEAD", "POST"):
+        for rest in ("stats", "games/1.bgsplay", "games/all.bgsplay"):
+            box.get(box.page(rest), method=method, body=b"x" if method == "POST" else None)
+    assert digest(tmp_path) == before

@@ -110,3 +110,27 @@ def test_a_new_link_tells_an_open_page_to_scan_again(browser: Any, box: Box) -> 
     page.wait_for_selector("#gone", state="visible", timeout=3000)
     assert "Scan the new code" in page.inner_text("#gone")
     page.close()
+
+
+def test_history_links_to_bg_stats_and_the_stats_load_nothing_from_elsewhere(
+        browser: Any, box: Box, tmp_path: pathlib.Path) -> None:
+    """The link leaves the page only when tapped: showing History, Players and Dice loads
+    nothing from anywhere but the box."""
+    import io
+
+    from companion.importer import import_stream
+    from companion.store import Store
+
+    golden = pathlib.Path(__file__).parent / "golden"
+    for record in ("microbot-racers/lap-win", "penguin-panic/two-players-full"):
+        import_stream(io.BytesIO((golden / f"{record}.record").read_bytes()), lambda: Store(box.store_path))
+    page = open_page(browser, box)
+    page.wait_for_function("document.querySelectorAll('#history a').length > 0")
+    page.wait_for_function("document.querySelectorAll('#dice .faces').length > 0")
+    links = page.eval_on_selector_all("#history a", "els => els.map(e => [e.textContent, e.href])")
+    pushed = [href for text, href in links if text == "Add to BG Stats"]
+    assert len(pushed) == 2 and all(h.startswith("https://app.bgstatsapp.com/createPlay.html?data=") for h in pushed)
+    assert "Ann" in page.inner_text("#players") and "d6" in page.inner_text("#dice")
+    screenshot(page, "history", tmp_path)
+    assert page.outside == []
+    page.close()

@@ -197,7 +197,8 @@ def test_companion_stats_as_text_and_json(tmp_path: pathlib.Path, capsys: pytest
     found = json.loads(capsys.readouterr().out)
     assert {r["game"] for r in found["players"]} == {"microbot-racers", "penguin-panic"}
     one = found["dice"][0]
-    assert set(one) == {"game", "title", "source", "die", "rolls", "faces", "expected", "chi_square", "p", "verdict"}
+    assert set(one) == {"game", "title", "source", "source_words", "die", "rolls", "faces", "expected",
+                        "chi_square", "p", "verdict"}
     assert one["rolls"] == sum(one["faces"]) and one["die"] == f"d{len(one['faces'])}"
 
 

@@ -27,9 +27,11 @@ from typing import Any
 
 from PIL import Image
 
+from companion.bgstats import PushLinks
 from companion.exc import PageClosed
 from companion.salvage import read_only
 from companion.session import Session, audited_lines
+from companion.stats import DiceBook
 from companion.store import Store
 from companion.web.snapshot import HasSession, Snapshots
 
@@ -43,7 +45,7 @@ SEND_BUFFER = 32 * 1024  # bytes the kernel may hold for one client
 OUT_BUFFER = 64 * 1024  # bytes waitress may hold for one client before the writer waits
 
 Start = Callable[[str, list[tuple[str, str]]], Any]
-GAME_FILE = re.compile(r"games/([0-9]{1,9})\.(record|json)")
+GAME_FILE = re.compile(r"games/([0-9]{1,9}|all)\.(record|json|bgsplay)")
 NOT_FOUND = b"not found\n"
 
 
@@ -118,6 +120,8 @@ class PhoneApp:
         self.token = token
         self.store_path = store_path
         self.page = page_html()
+        self.links = PushLinks()  # History's "Add to BG Stats" links, worked out once a game
+        self.dice = DiceBook()  # the dice counts, counted again only for games that changed
 
     def __call__(self, environ: dict[str, Any], start: Start) -> Iterable[bytes]:
         parts = environ.get("PATH_INFO", "").split("/", 2)
@@ -137,8 +141,12 @@ class PhoneApp:
             return self.live_record(start)
         if route == "games":
             return self.history(start)
+        if route == "stats":
+            return self.stats(start)
         found = GAME_FILE.fullmatch(route)
-        if found:
+        if found and found[2] == "bgsplay":
+            return self.plays(start, found[1])
+        if found and found[1] != "all":
             return self.download(start, int(found[1]), found[2])
         return reply(start, "404 Not Found", NOT_FOUND, "text/plain")
 
@@ -200,12 +208,42 @@ class PhoneApp:
         store = self.store()
         try:
             rows = store.games("over")
+            # The link to BG Stats is the play's own data: it leaves the page only when tapped.
+            games = [{"id": row.id, "title": title(row.game),
+                      "players": row.header[1].split()[1:] if len(row.header) > 1 else [],
+                      "winners": list(row.winners), "bgstats": self.links.link(store, row)} for row in rows]
         finally:
             store.close()
-        games = [{"id": row.id, "title": title(row.game),
-                  "players": row.header[1].split()[1:] if len(row.header) > 1 else [],
-                  "winners": list(row.winners)} for row in rows]
         return reply(start, "200 OK", json.dumps(games).encode(), "application/json")
+
+    def stats(self, start: Start) -> Iterable[bytes]:
+        """Who wins, and the dice against fair ones: ``companion stats --json``."""
+        from companion.stats import as_json, players
+
+        store = self.store()
+        try:
+            body = json.dumps(as_json(players(store), self.dice.tallies(store))).encode()
+        finally:
+            store.close()
+        return reply(start, "200 OK", body, "application/json")
+
+    def plays(self, start: Start, which: str) -> Iterable[bytes]:
+        """BG Stats' share file of one finished game, or of them all."""
+        from companion.bgstats import read_play, share_file
+        from companion.exc import NotAPlay
+
+        store = self.store()
+        try:
+            gids = [row.id for row in store.games("over", limit=2**31)] if which == "all" else [int(which)]
+            body = json.dumps(share_file([read_play(store, gid) for gid in gids])).encode()
+        except NotAPlay:
+            return reply(start, "404 Not Found", NOT_FOUND, "text/plain")
+        finally:
+            store.close()
+        # Not JSON to the browser: a file to keep, with the name BG Stats opens.
+        name = "all-games" if which == "all" else f"game-{which}"
+        return reply(start, "200 OK", body, "application/octet-stream",
+                     [("Content-Disposition", f'attachment; filename="{name}.bgsplay"')])
 
     def download(self, start: Start, gid: int, kind: str) -> Iterable[bytes]:
         """A stored game's record, or its summary JSON, as a file."""
