@@ -9,12 +9,23 @@ out=docs/screens
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-shot() {  # shot NAME "KEYS"
-    rm -rf "$work/state" "$work/frames"
+shot() {  # shot NAME "KEYS": on a box with no games stored
+    rm -rf "$work/state"
+    capture "$@"
+}
+
+capture() {  # capture NAME "KEYS": on the box as it is in $work/state
+    rm -rf "$work/frames"
     PYGAME_HIDE_SUPPORT_PROMPT=1 "$companion" run --state "$work/state" --emulator capture \
         --capture-dir "$work/frames" --keys "$2" </dev/null 2>/dev/null
     cp "$(ls "$work"/frames/*.png | tail -n 1)" "$out/$1.png"
     echo "$out/$1.png"
+}
+
+stored() {  # stored RECORD...: a box holding these games (companion import), and no other
+    rm -rf "$work/state"
+    local record
+    for record in "$@"; do "$companion" import --state "$work/state" "$record" >/dev/null; done
 }
 
 start="select select select select select select"          # Microbot Racers, Ann and Bob, defaults
@@ -97,6 +108,14 @@ shot gleebs-companion "$(keys_of "$work/bob.record" Bob)"   # the companion play
 # Penguin Panic's scores page, part way through the benchmark's game (typed in by the driver)
 sed -n '1,52p' companion/benchdata/penguin-panic.record > "$work/penguins.record"   # Ann's yellow escapes
 shot penguin-scores "$(keys_of "$work/penguins.record") context down down select"   # the game menu's scores page
+
+# History: a finished game's Log, who wins, and the dice (the finished golden games stored by
+# companion import; after Dice, one press while the box counts them)
+stored $(for summary in $(grep -l '"over": *true' tests/golden/*/*.json); do echo "${summary%.json}.record"; done)
+capture history "down select"                                  # Players, Dice, then the games
+capture log "down select down down select select down"          # the newest game's Log, one row on
+capture players "down select select"                            # the most wins first
+capture dice-chart "down select down select up down select select"   # Leaf-Climbers' d4, faces imported
 
 # The phone view's page for each game, mid-play, from a real headless Chromium.
 COMPANION_SCREENSHOTS=docs/phone "$(dirname "$companion")/python" -m pytest -q -p no:cacheprovider \
