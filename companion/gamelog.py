@@ -119,13 +119,13 @@ class States:
 def apply(game: Game[Any], state: Any, lines: Sequence[str]) -> tuple[Any, str]:
     """The state ``lines`` lead to and what they did in words; a line the rules refuse (a
     store damaged since the game was played) says so and changes nothing."""
-    parsed = [Line.parse(text) for text in lines]
     after = state
     try:
+        parsed = [Line.parse(text) for text in lines]
         for line in parsed:
             after = game.apply(after, line)
     except IllegalLine as err:
-        return state, f"not legal here: {err}"
+        return state, f"Not legal here: {err}"
     events = game.events(state, after, parsed)
     said = "; ".join(events)
     return after, said[:1].upper() + said[1:]

@@ -38,6 +38,9 @@ from companion.store import MadeRoll, Store
 ROLLED = "rolled by the companion"
 ROLLED_AGAIN = "rolled again by the companion"
 UNDONE = "undone:"
+#: The longest undone roll kept from a comment: a roll's line is a few words; a longer
+#: comment is the writer's own, however it starts.
+LONGEST = 1024
 #: Header keywords: any other first word on a line is an action's actor.
 HEADER_WORDS = frozenset({"game", "players", "option"})
 
@@ -164,7 +167,7 @@ class Importer:
             name = comment[len(seat):].strip()
             if name in self.replayer.header.players and name not in self.seats:
                 self.seats.append(name)
-        elif comment.startswith(UNDONE) and len(words(comment[len(UNDONE):])) >= 2:
+        elif comment.startswith(UNDONE) and len(comment) <= LONGEST and len(words(comment[len(UNDONE):])) >= 2:
             self.close_entry()
             tokens = words(comment[len(UNDONE):])
             self.take_undone(Line(tokens[0], tokens[1], tuple(tokens[2:])))

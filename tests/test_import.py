@@ -317,3 +317,17 @@ def test_importing_a_long_record_keeps_memory_flat(store: Store, monkeypatch: py
     same memory held when they are all read."""
     short, long = held_before_storing(store, 1000, monkeypatch), held_before_storing(store, 4000, monkeypatch)
     assert long < short + 32 * 1024, (short, long)
+
+
+def test_crlf_a_byte_order_mark_and_tabs_change_nothing(store: Store) -> None:
+    text = ("game microbot-racers\nplayers Ann Bob\n# undone: table roll 6 6\n"
+            "table roll 3 2  # rolled again by the companion\n")
+    plain = imported(store, text.encode())
+    odd = imported(store, b"\xef\xbb\xbf" + text.replace(" ", "\t").replace("\n", "\r\n").encode())
+    assert export(store, odd).record == export(store, plain).record == text  # type: ignore[union-attr]
+
+
+def test_a_comment_too_long_for_a_roll_is_the_writers_own(store: Store) -> None:
+    text = f"game microbot-racers\nplayers Ann Bob\n# undone: table roll {'6 ' * 2000}\ntable roll 3 2\n"
+    gid = imported(store, text.encode())
+    assert store.rolls(gid) == []

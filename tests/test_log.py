@@ -201,3 +201,14 @@ def test_the_log_in_play_starts_from_the_states_the_session_holds(store: Store) 
     log = session.log()
     assert log.rows_at(600)[0].lines == (str(Line.parse(store.entry(session.gid, 600).lines[0])),)  # type: ignore[union-attr]
     assert log.states.read < 64  # the newest page needed no replay from the start
+
+
+def test_an_entry_damaged_in_the_store_says_so_and_the_rest_still_shows(store: Store) -> None:
+    session = Session.new(store, replay_text("game microbot-racers\nplayers Ann Bob\n").header)
+    for line in bench.long_race(5)[1]:
+        session.play([line])
+    store.db.execute("UPDATE entries SET lines = 'garbled' WHERE game = ? AND seq = 3", (session.gid,))
+    log = GameLog(store, session.gid)
+    assert log.rows_at(3)[0].words.startswith("Not legal here")
+    assert [log.rows_at(place)[0].lines for place in (5, 4, 2, 1)] == [
+        e.lines for e in store.entries(session.gid) if e.seq in (5, 4, 2, 1)][::-1]
