@@ -17,10 +17,10 @@ import os
 import signal
 import stat
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, BinaryIO
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
-from companion.exc import ConfigError, RecordError, StateUnavailable, UnreadableRecord
+from companion.exc import CompanionError, ConfigError, RecordError, StateUnavailable, UnreadableRecord
 from companion.games.base import IllegalLine, shown, whole_number
 from companion.record import MAX_RECORD_BYTES, replay_stream, summary, too_big
 
@@ -79,20 +79,34 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def replay(name: str) -> int:
     """``companion replay NAME``: the summary JSON, or ``NAME:LINE: reason``; the exit code."""
-    try:
-        with open_record(name) as stream:
-            replayed = replay_stream(stream, keep_actions=False)
-    except UnreadableRecord as err:
-        print(f"{name}: {err}", file=sys.stderr)
-        return EXIT_UNREADABLE
-    except RecordError as err:
-        print(f"{name}:{err.line}: {err.reason}", file=sys.stderr)
-        return EXIT_ILLEGAL
-    except OSError as err:  # the file or the pipe failed while being read
-        print(f"{name}: cannot read: {err.strerror}", file=sys.stderr)
-        return EXIT_UNREADABLE
+    replayed, code = read_record(name, lambda stream: replay_stream(stream, keep_actions=False))
+    if replayed is None:
+        return code
     print(json.dumps(summary(replayed)))
     return 0
+
+
+T = TypeVar("T")
+
+
+def read_record(name: str, read: Callable[[BinaryIO], T]) -> tuple[T | None, int]:
+    """``read(stream)`` on the record ``name`` (:func:`open_record`): its result and 0; or
+    None and the exit code, after the contract's line: ``NAME:LINE: reason`` (1) for an
+    illegal line, one line (2) for what is no record or cannot be read."""
+    try:
+        with open_record(name) as stream:
+            return read(stream), 0
+    except UnreadableRecord as err:
+        print(f"{name}: {err}", file=sys.stderr)
+        return None, EXIT_UNREADABLE
+    except RecordError as err:
+        print(f"{name}:{err.line}: {err.reason}", file=sys.stderr)
+        return None, EXIT_ILLEGAL
+    except OSError as err:  # the file or the pipe failed while being read
+        if isinstance(err, CompanionError):  # the state directory's, not the record's
+            raise
+        print(f"{name}: cannot read: {err.strerror}", file=sys.stderr)
+        return None, EXIT_UNREADABLE
 
 
 # --- the store from the command line ---
@@ -264,20 +278,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         prepare(directory, path)
         return Store(path)
 
-    try:
-        with open_record(args.file) as stream:
-            gid = import_stream(stream, store)
-    except UnreadableRecord as err:
-        print(f"{args.file}: {err}", file=sys.stderr)
-        return EXIT_UNREADABLE
-    except RecordError as err:
-        print(f"{args.file}:{err.line}: {err.reason}", file=sys.stderr)
-        return EXIT_ILLEGAL
-    except OSError as err:  # the file failed while being read
-        if isinstance(err, StateUnavailable):
-            raise
-        print(f"{args.file}: cannot read: {err.strerror}", file=sys.stderr)
-        return EXIT_UNREADABLE
+    gid, code = read_record(args.file, lambda stream: import_stream(stream, store))
+    if gid is None:
+        return code
     print(gid)
     return 0
 

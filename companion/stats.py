@@ -33,6 +33,7 @@ import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Any, Literal
 
 from companion.ai import seats_of
@@ -394,21 +395,16 @@ def as_text(records: Sequence[PlayerRecord], tallies: Sequence[Tally], when: Any
     out = ["Players"]
     if not records:
         out.append("  no finished games yet")
-    name = None
-    for r in records:
-        if r.name != name:
-            name = r.name
-            out.append(f"  {name}")
-        out.append(f"    {title(r.game)}: {r.plays} played, {r.wins} won, last {when(r.last, r.last_synced)}")
+    for name, games in groupby(records, key=lambda r: r.name):
+        out.append(f"  {name}")
+        out += [f"    {title(r.game)}: {r.plays} played, {r.wins} won, last {when(r.last, r.last_synced)}"
+                for r in games]
     out += ["", "Dice"]
     if not tallies:
         out.append("  no dice rolled yet")
-    game = None
-    for t in tallies:
-        if t.game != game:
-            game = t.game
-            out.append(f"  {title(game)}")
-        expected = t.rolls / t.sides
-        out.append(f"    {die_name(t.sides)}, {SOURCE_WORDS[t.source]}: {t.rolls} rolls, {t.verdict().words}")
-        out.append(f"      faces {' '.join(str(c) for c in t.counts)} (fair: {expected:.1f} each)")
+    for game, dice_of_game in groupby(tallies, key=lambda t: t.game):
+        out.append(f"  {title(game)}")
+        for t in dice_of_game:
+            out.append(f"    {die_name(t.sides)}, {SOURCE_WORDS[t.source]}: {t.rolls} rolls, {t.verdict().words}")
+            out.append(f"      faces {' '.join(str(c) for c in t.counts)} (fair: {t.rolls / t.sides:.1f} each)")
     return "\n".join(out) + "\n"
