@@ -29,8 +29,9 @@ from companion.ui.draw import HEADER, HEIGHT, WHITE, WIDTH, header, length, text
 from companion.ui.games import screen_title
 from companion.ui.widgets import Host, Item, Menu, Page, Screen
 
-#: Entries counted in one slice of the dice count: a few tens of milliseconds on a Pi.
-SLICE = 400
+#: Entries counted in one slice of the dice count, between two presses: about 5 ms on this
+#: project's PC, some tens of milliseconds on a Pi Zero 2 (a press waits for one slice).
+SLICE = 100
 When = Callable[[float, bool], str]
 
 
