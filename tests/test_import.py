@@ -98,10 +98,11 @@ def test_every_golden_record_round_trips_through_import_and_export(store: Store,
 @pytest.mark.parametrize("record", ILLEGAL, ids=name)
 def test_every_illegal_golden_record_is_refused_at_its_line_and_nothing_is_stored(
         tmp_path: pathlib.Path, record: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
-    line = int(record.with_suffix(".error").read_text().split()[0])
+    line, _, words = record.with_suffix(".error").read_text().strip().partition("\n")
     assert main(["import", str(record), "--state", str(tmp_path)]) == 1
     out = capsys.readouterr()
     assert out.out == "" and out.err.startswith(f"{record}:{line}: ") and out.err.count("\n") == 1
+    assert words in out.err  # the reason replay gives
     assert games(str(tmp_path / "companion.sqlite")) == 0
 
 
