@@ -114,7 +114,7 @@ def read_record(name: str, read: Callable[[BinaryIO], T]) -> tuple[T | None, int
 
 def open_store(args: argparse.Namespace) -> Any:
     from companion.config import load
-    from companion.statedir import check_files, check_readable, locate, not_a_store, reader
+    from companion.statedir import check_files, check_readable, locate, reader
     from companion.store import Store
 
     config = load(config_path(args.config))
@@ -124,11 +124,19 @@ def open_store(args: argparse.Namespace) -> Any:
     check_files(path)
     if not os.path.exists(path):
         raise ConfigError(path, "(store)", "no games stored here yet")
+    refuse_foreign(path)
+    return Store(path, connect=reader(path))
+
+
+def refuse_foreign(path: str) -> None:
+    """StateUnavailable when the file at ``path`` is no store (empty, or something else):
+    the companion sets it aside at its next start, and no command writes into it."""
+    from companion.statedir import not_a_store
+
     problem = not_a_store(path)
     if problem:
         raise StateUnavailable(f"{path}: {problem}: the companion sets it aside and brings "
                                "its games back from the copies at its next start")
-    return Store(path, connect=reader(path))
 
 
 def cmd_games(args: argparse.Namespace) -> int:
@@ -268,15 +276,14 @@ def cmd_import(args: argparse.Namespace) -> int:
     box's, where the service is installed), opened only once the record replayed whole."""
     from companion.config import load
     from companion.importer import import_stream
-    from companion.statedir import prepare
+    from companion.statedir import locate, prepare
     from companion.store import Store
 
     def store() -> Store:
-        config = load(config_path(args.config))
-        directory = state_dir(args.state, reading=True)
-        path = store_path(config, directory)
-        prepare(directory, path)
-        return Store(path)
+        where = locate(args.state, load(config_path(args.config)).store, reading=True)
+        prepare(where.directory, where.store)
+        refuse_foreign(where.store)
+        return Store(where.store)
 
     gid, code = read_record(args.file, lambda stream: import_stream(stream, store))
     if gid is None:

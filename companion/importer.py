@@ -67,11 +67,11 @@ class CommentReader(RecordReader):
             comment, self._comment = self._comment, ""
             yield number, content, comment
 
-    def _words(self, piece: str) -> str | None:  # type: ignore[override]
+    def words_of(self, piece: str) -> str | None:  # type: ignore[override]
         # Called just before the line it splits is handed out (see commented()).
         at = piece.find("#")
         self._comment = piece[at + 1:].removesuffix("\r") if at >= 0 else ""
-        return RecordReader._words(piece)
+        return RecordReader.words_of(piece)
 
     def _content(self, number: int, raw: bytes, start: int, ended: bool = True) -> str | None:
         at = raw.find(b"#")

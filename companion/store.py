@@ -283,7 +283,7 @@ class Store:
             db.execute("UPDATE games SET head = ? WHERE id = ?", (head, gid))
             for made in rolls:
                 self._keep_roll(db, gid, made)
-        self._committed(True)
+        self._committed(gid, None, True)  # a new game: in no copy yet
         return gid
 
     def push(self, gid: int, lines: Sequence[str], rolled: bool, over: bool,
