@@ -35,6 +35,8 @@ EXIT_RETRY = 1  # something that may pass (a full or read-only disk, a locked st
 #: SIGPIPE ended, 128 + 13, distinct from the replay contract's 1 and 2.
 EXIT_BROKEN_PIPE = 128 + signal.SIGPIPE
 SYSTEM_CONFIG = "/etc/companion/companion.toml"
+#: The most games ``companion games --limit`` lists.
+MOST_LISTED = 1_000_000
 
 
 def config_path(given: str | None) -> str | None:
@@ -143,10 +145,12 @@ def cmd_games(args: argparse.Namespace) -> int:
     """List the stored games, most recently changed first (whatever the clock said then);
     one line for each that cannot be read (exit 1)."""
     from companion.clock import UNSURE_WORDS
+    from companion.options import whole
     from companion.ui.app import title_of, when
 
+    limit = whole("--limit", args.limit, 1, MOST_LISTED, "the number of games to list")
     store = open_store(args)
-    rows, unreadable = readable_games(store, args.limit)
+    rows, unreadable = readable_games(store, limit)
     dates = [when(row.updated, row.updated_synced, f" {UNSURE_WORDS}") for row in rows]
     width = max(map(len, dates), default=0)
     for row, date in zip(rows, dates, strict=True):
@@ -206,8 +210,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     data = exported.raw if args.raw else (
         json.dumps(exported.summary or {}) + "\n" if args.summary else exported.record).encode()
     if args.output:
-        with open(args.output, "wb") as output:
-            output.write(data)
+        from companion.options import write_output
+
+        write_output("--output", args.output, data,
+                     spare=[store.path, f"{store.path}-wal", f"{store.path}-shm"])
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
@@ -308,7 +314,13 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    """The benchmark (imports its machinery only when asked for)."""
+    """The benchmark (imports its machinery only when asked for), its flags checked first:
+    a mistake in one is found before a minute of work, not after."""
+    from companion.options import folder, seconds
+
+    args.idle = seconds("--idle", args.idle)
+    if args.dir is not None:
+        args.dir = folder("--dir", args.dir)
     from companion.bench import cmd_bench as bench
 
     return bench(args)
@@ -328,18 +340,13 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Start the daemon."""
-    import logging
-
-    from companion.config import load, with_settings
+    from companion.config import load
     from companion.runner import run
     from companion.statedir import locate
 
     config = load(config_path(args.config))
     where = locate(args.state, config.store, reading=False)
-    config, note = with_settings(config, where.directory)
-    if note:
-        logging.getLogger("companion").warning(note)
-    return run(config, where.directory, where.store, args, note)
+    return run(config, where.directory, where.store, args)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -371,12 +378,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     games = sub.add_parser("games", help="list the stored games")
     common(games)
-    games.add_argument("--limit", type=int, default=50)
+    games.add_argument("--limit", default="50", help=f"list at most this many (1-{MOST_LISTED:,}; 50)")
     games.set_defaults(func=cmd_games)
 
     bench = sub.add_parser("bench", help="measure bytes on the display bus, latency, start-up, "
                                          "memory, idle CPU and replay speed")
-    bench.add_argument("--idle", type=float, default=10.0, help="seconds of idle to measure (10)")
+    bench.add_argument("--idle", default="10", help="seconds of idle to measure (10)")
     bench.add_argument("--dir", help="where the scratch store goes (default: the system's temp dir)")
     bench.set_defaults(func=cmd_bench)
 

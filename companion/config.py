@@ -18,17 +18,17 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import os
 import pathlib
-import time
+import shlex
 import tomllib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from companion.exc import ConfigError
+from companion.exc import ConfigError, DisplayError, FileRefused
 from companion.games.base import RESERVED_NAMES
 from companion.record import NAME
+from companion.smallfile import read_small, set_aside, write_small
 
 DEFAULT_ROSTER = ("Ann", "Bob", "Cat", "Dan", "Eve")
 DEFAULT_BAUD = 115200
@@ -87,14 +87,48 @@ class Config:
     phone: PhoneConfig = field(default_factory=PhoneConfig)
     #: Each registered input's settings by its table (``companion.io.INPUTS``); None for an
     #: input the file does not set up.
-    inputs: Mapping[str, Any] = field(default_factory=lambda: read_inputs(_Reader("(defaults)", {}, "")))
+    inputs: Mapping[str, Any] = field(default_factory=lambda: read_inputs(TableReader("(defaults)", {}, "")))
 
 
-class _Reader:
-    """Takes keys out of one TOML table, checking each, and refuses leftovers."""
+def seconds_problem(value: object, positive: bool = False) -> str:
+    """Why ``value`` is not a time in seconds the companion can wait: "" when it is one
+    (finite, 0 or, when ``positive``, more than 0, up to :data:`MOST_SECONDS`).
+
+    >>> seconds_problem(30), seconds_problem(float("nan"))
+    ('', 'must be a number of seconds, not nan (0 to 86,400)')
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return f"must be a number of seconds, not {quoted(value)}"
+    span = f"{'above 0, up to' if positive else '0 to'} {MOST_SECONDS:,}"
+    if not (value > 0 if positive else value >= 0) or not value <= MOST_SECONDS:
+        return f"must be a number of seconds, not {quoted(value)} ({span})"
+    return ""
+
+
+def quoted(value: object, most: int = 40) -> str:
+    """A value as an error quotes it: its repr, cut short when long (a hostile file's
+    value stays a short line).
+
+    >>> quoted("soon"), quoted("x" * 500)
+    ("'soon'", "'xxxxxxxxxxxxxxxxxxx... (502 characters)")
+    """
+    text = repr(value)
+    return text if len(text) <= most else f"{text[:most // 2]}... ({len(text):,} characters)"
+
+
+class TableReader:
+    """Takes keys out of one table (TOML, or a JSON object), checking each, and refuses
+    leftovers: every key of every file the companion reads goes through one of these."""
 
     def __init__(self, file: str, table: dict[str, Any], prefix: str) -> None:
         self.file, self.table, self.prefix = file, dict(table), prefix
+
+    @classmethod
+    def document(cls, file: str, data: object) -> TableReader:
+        """The top of a parsed file, which must be a table (a JSON file may hold anything)."""
+        if not isinstance(data, dict):
+            raise ConfigError(file, "(file)", f"must hold an object of settings, not {quoted(data)}")
+        return cls(file, data, "")
 
     def fail(self, key: str, problem: str) -> ConfigError:
         return ConfigError(self.file, f"{self.prefix}{key}", problem)
@@ -106,44 +140,42 @@ class _Reader:
         longer than a day is a typing slip, and Python's own waits overflow far beyond it.
         """
         value = self.table.pop(key, default)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(key, f"must be a number of seconds, not {value!r}")
-        span = f"{'above 0, up to' if positive else '0 to'} {MOST_SECONDS:,}"
-        if not (value > 0 if positive else value >= 0) or not value <= MOST_SECONDS:
-            raise self.fail(key, f"must be a number of seconds, not {value!r} ({span})")
+        problem = seconds_problem(value, positive)
+        if problem:
+            raise self.fail(key, problem)
         return float(value)
 
     def flag(self, key: str, default: bool) -> bool:
         value = self.table.pop(key, default)
         if not isinstance(value, bool):
-            raise self.fail(key, f"must be true or false, not {value!r}")
+            raise self.fail(key, f"must be true or false, not {quoted(value)}")
         return value
 
     def text(self, key: str, default: str, choices: tuple[str, ...] = ()) -> str:
         value = self.table.pop(key, default)
         if not isinstance(value, str):
-            raise self.fail(key, f"must be a string, not {value!r}")
+            raise self.fail(key, f"must be a string, not {quoted(value)}")
         if choices and value not in choices:
-            raise self.fail(key, f"must be one of {', '.join(choices)}, not {value!r}")
+            raise self.fail(key, f"must be one of {', '.join(choices)}, not {quoted(value)}")
         return value
 
     def pin(self, key: str) -> int | None:
         value = self.table.pop(key, None)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)
                                   or not 0 <= value <= 27):
-            raise self.fail(key, f"must be a BCM pin number 0-27, not {value!r}")
+            raise self.fail(key, f"must be a BCM pin number 0-27, not {quoted(value)}")
         return value
 
     def baud(self, key: str, default: int) -> int:
         value = self.table.pop(key, default)
         if isinstance(value, bool) or not isinstance(value, int) or not 50 <= value <= 4_000_000:
-            raise self.fail(key, f"must be a baud rate such as 9600 or 115200, not {value!r}")
+            raise self.fail(key, f"must be a baud rate such as 9600 or 115200, not {quoted(value)}")
         return value
 
     def port(self, key: str, default: int) -> int:
         value = self.table.pop(key, default)
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 65535:
-            raise self.fail(key, f"must be a TCP port number (1-65535), not {value!r}")
+            raise self.fail(key, f"must be a TCP port number (1-65535), not {quoted(value)}")
         return value
 
     def address(self, key: str, default: str) -> str:
@@ -151,23 +183,24 @@ class _Reader:
         try:
             ipaddress.ip_address(value)
         except ValueError:
-            raise self.fail(key, f"must be an IP address of this box, or 0.0.0.0 for all, not {value!r}") from None
+            raise self.fail(key, "must be an IP address of this box, or 0.0.0.0 for all, "
+                                 f"not {quoted(value)}") from None
         return value
 
-    def tables(self, key: str, most: int) -> list[_Reader]:
+    def tables(self, key: str, most: int) -> list[TableReader]:
         """A list of tables (``ports = [{...}, {...}]``), at most ``most`` of them."""
         value = self.table.pop(key, [])
         if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
             raise self.fail(key, "must be a list of tables, such as [{ path = \"/dev/ttyACM0\" }]")
         if len(value) > most:
             raise self.fail(key, f"at most {most}, not {len(value)}")
-        return [_Reader(self.file, v, f"{self.prefix}{key}[{i}].") for i, v in enumerate(value, 1)]
+        return [TableReader(self.file, v, f"{self.prefix}{key}[{i}].") for i, v in enumerate(value, 1)]
 
-    def table_of(self, key: str) -> _Reader:
+    def table_of(self, key: str) -> TableReader:
         value = self.table.pop(key, {})
         if not isinstance(value, dict):
             raise self.fail(key, "must be a table")
-        return _Reader(self.file, value, f"{self.prefix}{key}.")
+        return TableReader(self.file, value, f"{self.prefix}{key}.")
 
     def done(self) -> None:
         for key in self.table:
@@ -176,10 +209,14 @@ class _Reader:
 
 def parse(data: dict[str, Any], file: str) -> Config:
     """A Config from parsed TOML, every key checked."""
-    top = _Reader(file, data, "")
+    top = TableReader(file, data, "")
     display = top.table_of("display")
     flags = display.text("flags", "")
-    if flags and "--display" not in flags.split():
+    try:
+        words = display_words(flags)
+    except DisplayError as err:
+        raise display.fail("flags", str(err)) from None
+    if flags and not any(word.split("=")[0] == "--display" for word in words):
         raise display.fail("flags", "must name the display: add --display ssd1306 (or sh1106, ...)")
     display.done()
     # [buttons] holds the timing of every key, and the build's keys: the input registered
@@ -198,7 +235,7 @@ def parse(data: dict[str, Any], file: str) -> Config:
         raise players.fail("roster", "must be a list of names")
     for name in roster:
         if not isinstance(name, str) or not NAME.fullmatch(name) or name in RESERVED_NAMES:
-            raise players.fail("roster", f"{name!r} is not a valid name: 1-12 letters, digits, - or _")
+            raise players.fail("roster", f"{quoted(name)} is not a valid name: 1-12 letters, digits, - or _")
     players.done()
     store = top.table_of("store")
     store_path = store.text("path", "")
@@ -213,7 +250,7 @@ def parse(data: dict[str, Any], file: str) -> Config:
                   store=store_path, source=file, serial=ports, phone=phone_cfg, inputs=inputs)
 
 
-def read_inputs(top: _Reader, opened: Mapping[str, _Reader] | None = None) -> dict[str, Any]:
+def read_inputs(top: TableReader, opened: Mapping[str, TableReader] | None = None) -> dict[str, Any]:
     """Every registered input's settings, each read from its own table of ``top`` (or the
     one already ``opened``): ``companion.io.base.Input.read``."""
     from companion.io import INPUTS  # the registry: each input loads when first read
@@ -226,13 +263,13 @@ def read_inputs(top: _Reader, opened: Mapping[str, _Reader] | None = None) -> di
     return found
 
 
-def serial_ports(table: _Reader) -> tuple[PortConfig, ...]:
+def serial_ports(table: TableReader) -> tuple[PortConfig, ...]:
     """``[serial] ports``: one or two devices, each a path under /dev or a pyserial URL."""
     ports: list[PortConfig] = []
     for port in table.tables("ports", MAX_PORTS):
         path = port.text("path", "")
         if not (path.startswith("/") or "://" in path):
-            raise port.fail("path", f"must be a device path such as /dev/serial/by-id/..., not {path!r}")
+            raise port.fail("path", f"must be a device path such as /dev/serial/by-id/..., not {quoted(path)}")
         if path in (p.path for p in ports):
             raise port.fail("path", f"{path} is already the port before it")
         ports.append(PortConfig(path, port.baud("baud", DEFAULT_BAUD)))
@@ -241,23 +278,44 @@ def serial_ports(table: _Reader) -> tuple[PortConfig, ...]:
     return tuple(ports)
 
 
+def display_words(flags: str) -> list[str]:
+    """luma's display flags as words, split as a shell would: the one splitting that the
+    configuration check, the pin check, the display and the doctor all use.
+    :class:`DisplayError` for what cannot be split (an unclosed quote)."""
+    try:
+        return shlex.split(flags)
+    except ValueError as err:
+        raise DisplayError(f"the display flags cannot be split into words: {err}") from None
+
+
+#: The most a configuration file may hold: the example, every comment included, is 3 KB.
+MAX_CONFIG_BYTES = 64 * 1024
+
+
 def load(path: str | None) -> Config:
-    """Read the configuration file; ``None`` means the defaults."""
+    """Read the configuration file; ``None`` means the defaults.
+
+    Anything but a regular file within :data:`MAX_CONFIG_BYTES` (a FIFO, a device, a
+    directory, a symbolic link loop) is refused before it is read, in one line.
+    """
     if path is None:
         return Config()
     try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
+        text = read_small(path, MAX_CONFIG_BYTES).decode("utf-8")
+        data = tomllib.loads(text)
     except FileNotFoundError:
         raise ConfigError(path, "(file)", "does not exist") from None
-    except OSError as err:
-        raise ConfigError(path, "(file)", f"cannot be read: {err.strerror}") from None
+    except OSError as err:  # FileRefused says what it is; the others why it could not be read
+        raise ConfigError(path, "(file)", str(err) if isinstance(err, FileRefused)
+                          else f"cannot be read: {err.strerror}") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(path, "(syntax)", str(err)) from None
     except UnicodeDecodeError:
         raise ConfigError(path, "(file)", "is not UTF-8 text") from None
     except ValueError:  # tomllib's int() of a number over Python's 4,300-digit limit
         raise ConfigError(path, "(syntax)", "a number far too long to be a setting") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise ConfigError(path, "(syntax)", "arrays or tables nested too deeply") from None
     return parse(data, path)
 
 
@@ -270,32 +328,66 @@ def settings_path(state_dir: pathlib.Path) -> pathlib.Path:
     return state_dir / SETTINGS_FILE
 
 
-def with_settings(config: Config, state_dir: pathlib.Path) -> tuple[Config, str]:
-    """The config with the saved screen settings applied; a note if the file was damaged."""
-    path = settings_path(state_dir)
-    if not path.exists():
-        return config, ""
+#: The most a convenience file of the state directory may hold (the companion writes ~100 bytes).
+MAX_SAVED_BYTES = 4096
+
+
+def read_saved(path: pathlib.Path) -> TableReader | None:
+    """A JSON file the companion keeps in the state directory, read within
+    :data:`MAX_SAVED_BYTES`, as a table whose keys the caller checks; None when there is
+    none. :class:`ConfigError` naming the file (and the key) when it is damaged."""
+    file = str(path)
     try:
-        saved = json.loads(path.read_text(encoding="utf-8"))
-        screen = _Reader(str(path), saved.get("screen", {}), "screen.")
-        merged = ScreenConfig(screen.seconds("dim_after", config.screen.dim_after),
-                              screen.seconds("blank_after", config.screen.blank_after),
-                              screen.flag("shift", config.screen.shift),
-                              screen.text("rolls", config.screen.rolls, ROLLS))
-        screen.done()
-    except (ValueError, ConfigError, AttributeError, OSError) as err:
-        aside = path.with_name(f"{SETTINGS_FILE}.damaged-{int(time.time())}")
-        os.replace(path, aside)
-        return config, f"settings damaged ({err}); kept as {aside.name}, using defaults"
-    return replace(config, screen=merged), ""
+        data = json.loads(read_small(path, MAX_SAVED_BYTES).decode("utf-8"))
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        raise ConfigError(file, "(file)", str(err) if isinstance(err, FileRefused)
+                          else f"cannot be read: {err.strerror}") from None
+    except RecursionError:
+        raise ConfigError(file, "(syntax)", "nested too deeply") from None
+    except ValueError as err:  # not JSON, not UTF-8, a number too long to convert
+        raise ConfigError(file, "(syntax)", str(err)) from None
+    return TableReader.document(file, data)
+
+
+def set_aside_note(path: pathlib.Path, err: ConfigError, what: str) -> str:
+    """Move a damaged convenience file out of the way; the one line that says so."""
+    try:
+        kept = f"kept as {set_aside(path).name}"
+    except OSError as failed:
+        kept = f"could not be set aside: {failed.strerror or failed}"
+    return f"{what} damaged ({err}); {kept}, using defaults"
+
+
+def read_settings(path: pathlib.Path, screen: ScreenConfig) -> ScreenConfig | None:
+    """The saved screen settings over ``screen``; None when there are none; ConfigError
+    naming the key when the file is damaged (anything but the object save_settings writes)."""
+    top = read_saved(path)
+    if top is None:
+        return None
+    saved = top.table_of("screen")
+    merged = ScreenConfig(saved.seconds("dim_after", screen.dim_after),
+                          saved.seconds("blank_after", screen.blank_after),
+                          saved.flag("shift", screen.shift),
+                          saved.text("rolls", screen.rolls, ROLLS))
+    saved.done()
+    top.done()
+    return merged
+
+
+def with_settings(config: Config, state_dir: pathlib.Path) -> tuple[Config, str]:
+    """The config with the saved screen settings applied; a note if the file was damaged
+    (set aside, the defaults used)."""
+    path = settings_path(state_dir)
+    try:
+        merged = read_settings(path, config.screen)
+    except ConfigError as err:
+        return config, set_aside_note(path, err, "settings")
+    return (config if merged is None else replace(config, screen=merged)), ""
 
 
 def save_settings(screen: ScreenConfig, state_dir: pathlib.Path) -> None:
-    """Write the players' screen settings atomically (a crash leaves old or new, never half)."""
-    path = settings_path(state_dir)
-    tmp = path.with_suffix(".tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        json.dump({"screen": asdict(screen)}, handle)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    """Write the players' screen settings atomically (a crash leaves old or new, never half);
+    OSError when they cannot be written."""
+    write_small(settings_path(state_dir), json.dumps({"screen": asdict(screen)}).encode())

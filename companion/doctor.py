@@ -14,6 +14,7 @@ fake GPIO line-info source and a fake ``systemctl``.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import importlib.metadata
 import importlib.util
@@ -22,6 +23,7 @@ import pathlib
 import re
 import shutil
 import sqlite3
+import stat
 import struct
 import subprocess
 import sys
@@ -36,7 +38,8 @@ from companion.config import Config, load
 from companion.exc import ConfigError, DisplayError
 from companion.io.base import Claim
 from companion.io.pins import claims_of, clashes, display_claims
-from companion.statedir import COMPANIONS, locate, not_a_file, not_a_store
+from companion.smallfile import kind
+from companion.statedir import COMPANIONS, examine, locate, not_a_file, not_a_store
 from companion.store import Store
 
 OK, WARN, FAIL = "ok", "warn", "fail"
@@ -81,10 +84,14 @@ FIXES = {
     "udev": "sudo apt install --reinstall raspberrypi-sys-mods && sudo reboot",
     "serial-missing": "plug the reader in, then look for it: ls -l /dev/serial/by-id/",
     "serial-by-id": 'path = "{link}" in [serial] ports',
+    "serial-path": "path = the reader's link in [serial] ports: ls -l /dev/serial/by-id/",
     "serial-busy": "stop {process} (pid {pid}): it has the port open",
     "modemmanager": 'sudo apt purge modemmanager, or a udev rule ENV{{ID_MM_DEVICE_IGNORE}}="1" '
                     "for the reader",
     "sudo": "sudo /opt/companion/venv/bin/companion doctor (to see what this user may not)",
+    "state-dir": "give --state a directory on the card (the service's is /var/lib/companion)",
+    "convenience-damaged": "nothing to type: the companion sets it aside at its next start and "
+                           "uses the defaults (choose them again on the box)",
     "store-damaged": "sudo systemctl restart companion (a damaged store is set aside at start "
                      "and its games carried over)",
     "store-path": "move {path} away (it is not a file), or set [store] path to a file in "
@@ -380,7 +387,10 @@ class Doctor:
         yield from self.check_keys()
         yield from self.check_permissions()
         yield from self.check_serial()
-        yield from self.check_store()
+        state = list(self.check_state())
+        yield from state
+        if all(finding.status != FAIL for finding in state):  # else run stops before the store
+            yield from self.check_store()
         yield from self.check_service()
         yield from self.check_python()
 
@@ -560,7 +570,7 @@ class Doctor:
         names = {g: name for g, (name, _) in groups.items()}
         for device, group in self.devices():
             node = self.host.node(self.host.at(device))
-            if node is None:
+            if node is None or not stat.S_ISCHR(node.mode):  # its own check says what it is
                 continue
             owner = f"{names.get(node.gid, node.gid)} {node.mode & 0o777:04o}"
             if can_open(node, uid, member):
@@ -599,6 +609,10 @@ class Doctor:
             if not self.host.exists(device):
                 yield Finding(FAIL, area, f"{port.path} is not there", fix("serial-missing"))
                 continue
+            problem = self.not_a_device(port.path, device)
+            if problem:
+                yield Finding(FAIL, area, f"{port.path} {problem}", fix("serial-path"))
+                continue
             yield self.by_id(area, port.path, device)
             yield self.holders(area, device)
         if self.host.exists("/usr/sbin/ModemManager"):
@@ -606,6 +620,18 @@ class Doctor:
                           "devices and can grab a die reader", fix("modemmanager"))
         else:
             yield Finding(OK, "serial", "ModemManager is not installed")
+
+    def not_a_device(self, path: str, device: str) -> str:
+        """Why a serial port's path (leading to ``device``) is not a device, in words after
+        the path ("" when it is one): a directory, a regular file, a symbolic link loop."""
+        node = self.host.node(self.host.at(device))
+        if node is None:  # it is there, but cannot be followed to anything
+            try:
+                os.stat(self.host.at(path))
+            except OSError as err:
+                return f"cannot be opened: {err.strerror}"
+            return "cannot be opened"
+        return "" if stat.S_ISCHR(node.mode) else f"is {kind(node.mode)}, not a serial device"
 
     def by_id(self, area: str, path: str, device: str) -> Finding:
         if path.startswith("/dev/serial/by-id/"):
@@ -640,6 +666,40 @@ class Doctor:
                                    fix("serial-busy", process=process, pid=pid))
         seen = " (of the processes this user can see)" if hidden and self.host.euid else ""
         return Finding(OK, area, f"no other process has it open{seen}")
+
+    # --- the state directory and its convenience files ---
+
+    def state_directory(self) -> str:
+        """The state directory the store's lines look in (statedir.locate decides it)."""
+        return str(locate(self.state, self.config.store, reading=True, root=self.host.root).directory)
+
+    def check_state(self) -> Iterator[Finding]:
+        """What ``run`` checks before it makes the state directory (the same code, which
+        changes nothing), then its convenience files: no line when all is well.
+
+        Permissions are left to the store's lines: the doctor is not the service's user.
+        """
+        from companion.config import Config, read_settings, settings_path
+        from companion.phone import STATE_FILE, read_choice
+
+        directory = self.state_directory()
+        real = pathlib.Path(self.host.at(directory))
+        unusable = examine(real)
+        if unusable is not None and unusable.error.errno != errno.EACCES:
+            said = str(unusable.raised()).replace(str(real), directory)
+            yield Finding(FAIL, "state", said, fix("state-dir"))
+            return
+        if not real.is_dir() or not self.host.readable(str(real)):
+            return
+        checks = ((settings_path(real), lambda path: read_settings(path, Config().screen)),
+                  (real / STATE_FILE, lambda path: read_choice(path, False)))
+        for path, read in checks:
+            try:
+                read(path)
+            except ConfigError as err:
+                said = str(err).replace(str(real), directory)
+                yield Finding(WARN, "state", f"{said}: set aside at the next start",
+                              fix("convenience-damaged"))
 
     # --- the store ---
 

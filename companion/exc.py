@@ -25,6 +25,7 @@ caller that knows nothing of the companion still catches it the usual way: bad i
     ├── Unreadable                 a stored value that cannot be decoded    (sqlite3.DatabaseError)
     ├── Incompatible               a state checkpoint this code cannot read (ValueError)
     ├── StateUnavailable           the state directory cannot be used now   (OSError)
+    ├── FileRefused                not a regular file within its size limit (OSError)
     ├── PageClosed                 the phone view closed an open page       (ConnectionError)
     ├── DriverError                the screens offer no way to enter a line (LookupError)
     └── OutOfTime                  the advisor's time ran out mid-search    (TimeoutError)
@@ -165,6 +166,12 @@ class Incompatible(CompanionError, ValueError):
 
 class StateUnavailable(CompanionError, OSError):
     """The state directory cannot be used now, but may be later: exit 1, systemd retries."""
+
+
+class FileRefused(CompanionError, OSError):
+    """A file read at start that is not what it should be: a directory, a FIFO, a device, a
+    symbolic link loop, one that cannot be opened, or one over its size limit. The message
+    says which, in words that follow the file's name (``is a FIFO, not a regular file``)."""
 
 
 class PageClosed(CompanionError, ConnectionError):

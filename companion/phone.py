@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 import base64
+import contextlib
 import fcntl
 import json
 import logging
@@ -21,9 +22,11 @@ import os
 import pathlib
 import socket
 import struct
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from companion.config import PhoneConfig
+from companion.config import PhoneConfig, quoted, read_saved, set_aside_note
+from companion.exc import ConfigError
+from companion.smallfile import write_small
 
 if TYPE_CHECKING:  # only for the types: the server module is heavy and loaded on demand
     from PIL import Image
@@ -67,66 +70,98 @@ def lan_addresses() -> list[str]:
     return found
 
 
+def read_choice(path: pathlib.Path, enabled: bool) -> tuple[bool, str] | None:
+    """The saved choice (``enabled`` when the file has none) and token in ``path``; None when
+    there is no file; ConfigError naming the key when it is anything but what
+    :meth:`PhoneView._save` writes."""
+    saved = read_saved(path)
+    if saved is None:
+        return None
+    choice = saved.flag("enabled", enabled)
+    token = saved.text("token", "")
+    if not looks_like_token(token):
+        raise saved.fail("token", f"must be 26 base32 capitals, not {quoted(token)}")
+    saved.done()
+    return choice, token
+
+
 class PhoneView:
     """Whether the view is on, its token, and the server while it runs.
 
     The players' choice (on or off) and the token are kept in the state directory, so a
     restart keeps both; the configuration's ``enabled`` is the default before any choice.
+    The file is a convenience: a damaged one is set aside (one line in the log) and the
+    configuration and a new token used; a failed write is one line in the log, never a crash.
     """
 
     def __init__(self, config: PhoneConfig, state_dir: pathlib.Path | None, store_path: str) -> None:
         self.config = config
         self.state_dir = state_dir
         self.store_path = store_path
-        saved = self._load()
-        self.enabled = bool(saved.get("enabled", config.enabled))
-        token = saved.get("token")
-        self.token = str(token) if looks_like_token(token) else new_token()
+        #: What phone.json holds now, (enabled, token): nothing is written while it is so.
+        self._kept = self._load()
+        self.enabled, self.token = self._kept or (config.enabled, new_token())
         self.server: PhoneServer | None = None
         self.failure = ""  # why the server could not start, shown on the Settings page
 
     # --- the players' choices ---
 
-    def _load(self) -> dict[str, Any]:
-        if self.state_dir is None:
-            return {}
+    def _path(self) -> pathlib.Path | None:
+        return None if self.state_dir is None else self.state_dir / STATE_FILE
+
+    def _load(self) -> tuple[bool, str] | None:
+        """The saved choice and token, every key checked; None when there is none, or when
+        the file was damaged (then set aside, in one line of the log)."""
+        path = self._path()
+        if path is None:
+            return None
         try:
-            saved = json.loads((self.state_dir / STATE_FILE).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError) as err:
-            log.warning("phone view settings unreadable (%s): starting from the configuration", err)
-            return {}
-        return saved if isinstance(saved, dict) else {}
+            return read_choice(path, self.config.enabled)
+        except ConfigError as err:
+            log.warning("%s; a new link", set_aside_note(path, err, "phone view settings"))
+            return None
 
-    def _save(self) -> None:
-        """Atomically, readable by the service's user only: the token is the key to the page."""
-        if self.state_dir is None:
-            return
-        path = self.state_dir / STATE_FILE
-        tmp = path.with_suffix(".tmp")
-        handle = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump({"enabled": self.enabled, "token": self.token}, out)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
+    def _save(self) -> str:
+        """Keep the choice and the token, readable by the service's user only (the token is
+        the key to the page), unless the file already holds them; why not, or "".
 
-    def turn(self, on: bool) -> None:
-        """Switch the view on or off, and remember the choice."""
+        When the token cannot be kept, the file holding the old one is removed if it can
+        be, so that a link made new never works again after a restart.
+        """
+        path = self._path()
+        if path is None or self._kept == (self.enabled, self.token):
+            return ""
+        try:
+            write_small(path, json.dumps({"enabled": self.enabled, "token": self.token}).encode(), 0o600)
+        except OSError as err:
+            if self._kept is not None and self._kept[1] != self.token:
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                    self._kept = None
+            problem = f"phone view not saved: {err.strerror or err}"
+            log.error("%s: %s", path, problem)
+            return problem
+        self._kept = (self.enabled, self.token)
+        return ""
+
+    def turn(self, on: bool) -> str:
+        """Switch the view on or off, and remember the choice; why it was not remembered, or ""."""
         self.enabled = on
-        self._save()
+        problem = self._save()
         if on:
             self.start()
         else:
             self.stop()
+        return problem
 
-    def renew(self) -> None:
-        """A new token: every open page is closed, and the old link stops working."""
+    def renew(self) -> str:
+        """A new token: every open page is closed, and the old link stops working; why the
+        new one was not kept for the next start, or ""."""
         self.token = new_token()
-        self._save()
+        problem = self._save()
         if self.server is not None:
             self.server.renew(self.token)
+        return problem
 
     # --- the server ---
 
@@ -143,7 +178,7 @@ class PhoneView:
             log.error("phone view: %s", self.failure)
             return
         self.failure = ""
-        self._save()  # a token made just now must survive a restart
+        self._save()  # a token made just now must survive a restart (written only then)
         log.info("phone view on at port %s", self.server.port)
 
     def stop(self) -> None:

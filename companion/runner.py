@@ -17,12 +17,12 @@ import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from functools import partial
-from typing import Any
+from typing import Any, TextIO
 
 from PIL import Image, ImageDraw
 
 from companion.backup import keep_copies
-from companion.config import Config, save_settings
+from companion.config import Config, display_words, save_settings, with_settings
 from companion.daemon import Daemon, Stop
 from companion.exc import ConfigError, DisplayError, StateUnavailable
 from companion.games.base import IllegalLine, shown, whole_number
@@ -34,8 +34,10 @@ from companion.io.keylogic import KeyLogic, hold_hint, stand_ins
 from companion.io.pins import check_pins
 from companion.io.serial import SerialPort
 from companion.io.systemd import watchdog_period
+from companion.options import folder
 from companion.phone import PhoneView
 from companion.salvage import open_store
+from companion.smallfile import unfit
 from companion.statedir import full_disk, hold, prepare
 from companion.store import Store
 from companion.ui.app import App
@@ -45,25 +47,42 @@ from companion.ui.widgets import Page
 log = logging.getLogger(__name__)
 
 
+def display_flags(config: Config, args: argparse.Namespace) -> str:
+    """The display flags (``--display`` over the file's), checked to split into words
+    whatever the emulator: the pin check reads them too."""
+    flags = args.display or config.display
+    try:
+        display_words(flags)
+    except DisplayError as err:
+        raise flags_error(config, args, err) from None
+    return flags
+
+
+def flags_error(config: Config, args: argparse.Namespace, err: DisplayError) -> ConfigError:
+    """Refused display flags, naming where they came from: the command line or the file."""
+    if args.display:
+        return ConfigError("--display", shown(args.display), str(err))
+    return ConfigError(config.source, "display.flags", str(err))
+
+
 def choose_display(config: Config, args: argparse.Namespace) -> tuple[Callable[[], Any], bool]:
     """How to open the display, and whether the keyboard drives the emulator's buttons."""
     mode = args.emulator
     interactive = sys.stdin.isatty()
     if mode == "capture":
-        pathlib.Path(args.capture_dir).mkdir(parents=True, exist_ok=True)
-        return partial(capture_device, args.capture_dir), interactive
+        return partial(capture_device, folder("--capture-dir", args.capture_dir)), interactive
     if mode == "pygame":
         return pygame_device, interactive
     if mode == "terminal":
         return TerminalDisplay, interactive
     if mode == "none":
         return NoDisplay, False
-    flags = args.display or config.display
+    flags = display_flags(config, args)
     if flags:
         try:
             return luma_opener(flags), False
         except DisplayError as err:
-            raise ConfigError(config.source, "display.flags", str(err)) from None
+            raise flags_error(config, args, err) from None
     if interactive and sys.stdout.isatty():
         return TerminalDisplay, True
     log.warning("no display configured and no terminal: running headless (no screen attached)")
@@ -198,12 +217,35 @@ def key_value(word: str, value: str) -> int:
 
 def log_to_file(path: pathlib.Path) -> None:
     """The terminal is the screen now: send the log to a file so it does not scribble on it."""
+    stream = log_stream(path)
     root = logging.getLogger()
     for handler in list(root.handlers):
         root.removeHandler(handler)
-    handler = logging.FileHandler(path, encoding="utf-8")
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    root.addHandler(handler)
+    if stream is None:
+        root.addHandler(logging.NullHandler())
+        return
+    to_file = logging.StreamHandler(stream)
+    to_file.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root.addHandler(to_file)
+
+
+def log_stream(path: pathlib.Path) -> TextIO | None:
+    """The log file, opened to append; None, said in one line while the terminal still
+    shows the log, when something else is at that name (a directory; a FIFO, which would
+    block the start; a device) or it cannot be written."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_NOCTTY, 0o666)
+        problem = unfit(os.fstat(fd), None)
+    except OSError as err:
+        problem = f"cannot be written: {err.strerror}"
+        fd = -1
+    if problem:
+        if fd >= 0:
+            os.close(fd)
+        log.warning("no log file: %s %s; the log is off while the terminal shows the screen",
+                    path, problem)
+        return None
+    return os.fdopen(fd, "a", encoding="utf-8")
 
 
 def fault_frame(message: str) -> Image.Image:
@@ -233,8 +275,7 @@ def open_games(output: Output, directory: pathlib.Path, store_file: str,
         raise
 
 
-def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse.Namespace,
-        note: str = "") -> int:
+def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse.Namespace) -> int:
     """Run until stopped; the exit status.
 
     The order matters: the configuration is checked before anything is opened; the
@@ -242,12 +283,17 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
     """
     events: queue.Queue[object] = queue.Queue()
     opener, keyboard_drives = choose_display(config, args)
-    check_pins(config, args.display or config.display)
+    check_pins(config, display_flags(config, args))
     with ExitStack() as stack:
         output = Output(opener, config.screen.shift)
         stack.callback(output.close)
         store, damaged = open_games(output, directory, store_file, stack)
         stack.callback(store.close)
+        # The players' settings, once the state directory is known to be usable: the
+        # daemon applies their shift to the output at its first frame.
+        config, settings_note = with_settings(config, directory)
+        if settings_note:
+            log.warning(settings_note)
         # runs before the close: a last copy; after salvage, a whole copy of the new store first
         stack.callback(keep_copies(store, rebase=bool(damaged)).stop)
         phone = PhoneView(config.phone, directory, store_file)
@@ -258,7 +304,7 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
                   inputs=sources(chosen))
         if app.resume_latest():
             log.info("resumed game %s", app.session.gid if app.session else "?")
-        note = "; ".join(filter(None, (damaged, note)))
+        note = "; ".join(filter(None, (damaged, settings_note)))
         if note:
             app.toast(note)
         keys = KeyLogic(config.keys.debounce, config.keys.long_press)

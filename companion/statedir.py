@@ -25,8 +25,10 @@ import sqlite3
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from companion.exc import ConfigError, StateUnavailable
+from companion.smallfile import kind
 
 #: The service's state directory (systemd's StateDirectory=companion).
 SERVICE_STATE = pathlib.Path("/var/lib/companion")
@@ -132,12 +134,67 @@ def full_disk(path: str) -> str:
     return "the disk is full" if room.f_bavail * room.f_frsize < LOG_ROOM else ""
 
 
+class Unusable(NamedTuple):
+    """Why a state directory cannot be used: the path at fault, the error, what failed."""
+
+    path: pathlib.Path
+    error: OSError
+    doing: str
+
+    def raised(self) -> Exception:
+        """The exception that says so in one line and sets the exit status."""
+        return failure(self.path, self.error, self.doing)
+
+
+def examine(directory: pathlib.Path) -> Unusable | None:
+    """What can be seen against ``directory`` as this user's state directory without
+    changing anything (None: nothing): ``run`` asks it before it makes the directory, and
+    ``doctor``, which changes nothing, asks only this.
+
+    It follows the path down to the part that exists: that part must be a directory, on a
+    file system that holds files (not /proc or /sys, where nothing can be made: they
+    keep no data blocks), not mounted read-only, and writable by this user.
+    """
+    found = directory
+    while True:
+        try:
+            status = os.stat(found)
+            break
+        except FileNotFoundError as err:
+            if found.parent == found:
+                return Unusable(found, err, "cannot be made")
+            found = found.parent
+        except OSError as err:  # under a file, a symbolic link loop, a folder this user may not enter
+            made = found != directory or err.errno == errno.ENOTDIR
+            return Unusable(directory, err, "cannot be made" if made else "cannot be used")
+    doing = "cannot be used" if found == directory else "cannot be made"
+    if not stat.S_ISDIR(status.st_mode):
+        what = kind(status.st_mode)
+        return Unusable(found, OSError(errno.ENOTDIR, f"is {what}, not a directory"),
+                        "cannot be used" if found == directory else f"cannot hold {directory}")
+    try:
+        space = os.statvfs(found)
+    except OSError as err:
+        return Unusable(found, err, doing)
+    if found != directory and space.f_blocks == 0:
+        return Unusable(directory, OSError(errno.EPERM, f"{found} is on a file system with no room "
+                                                          "for files (as /proc and /sys are)"), doing)
+    if space.f_flag & os.ST_RDONLY:
+        return Unusable(found, OSError(errno.EROFS, os.strerror(errno.EROFS)), doing)
+    if not os.access(found, os.W_OK | os.X_OK | (os.R_OK if found == directory else 0)):
+        return Unusable(found, OSError(errno.EACCES, os.strerror(errno.EACCES)), doing)
+    return None
+
+
 def prepare(directory: pathlib.Path, store: str) -> None:
     """Make the state directory and check that the store can be written there.
 
     Raises :class:`~companion.exc.ConfigError` (exit 2) or :class:`StateUnavailable`
     (exit 1), each one line naming the path.
     """
+    unusable = examine(directory)
+    if unusable is not None:
+        raise unusable.raised()
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except FileExistsError:

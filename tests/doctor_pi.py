@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import stat
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -149,8 +150,15 @@ class FakePi:
         return 0, "".join(f"{key}={value}\n" for key, value in self.show.items())
 
     def node(self, path: str) -> Node | None:
-        system = "/" + os.path.relpath(path, self.root)
-        return self.nodes.get(system) if os.path.exists(path) else None
+        """The fake device's node for a regular file standing in for one; what is there
+        otherwise (a directory, a FIFO); None when nothing can be reached."""
+        try:
+            status = os.stat(path)
+        except OSError:
+            return None
+        if not stat.S_ISREG(status.st_mode):
+            return Node(status.st_mode, status.st_uid, status.st_gid)
+        return self.nodes.get("/" + os.path.relpath(path, self.root))
 
     def host(self) -> Host:
         return Host(root=self.root, run=self.systemctl, smbus=lambda port: FakeBus(self.i2c),

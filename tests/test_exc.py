@@ -34,6 +34,7 @@ BUILT_IN = {
     exc.Unreadable: sqlite3.DatabaseError,
     exc.Incompatible: ValueError,
     exc.StateUnavailable: OSError,
+    exc.FileRefused: OSError,
     exc.PageClosed: ConnectionError,
     exc.DriverError: LookupError,
     exc.OutOfTime: TimeoutError,

@@ -12,7 +12,6 @@ import contextlib
 import io
 import logging
 import os
-import shlex
 import shutil
 import sys
 import time
@@ -22,6 +21,7 @@ from typing import Any, NoReturn, Protocol, TextIO
 
 from PIL import Image
 
+from companion.config import display_words
 from companion.exc import DisplayError
 
 log = logging.getLogger(__name__)
@@ -145,10 +145,7 @@ def parse_flags(parser: argparse.ArgumentParser, flags: str) -> argparse.Namespa
         raise DisplayError(f"luma refused the display flags: {message}")
 
     parser.error = refuse  # type: ignore[method-assign]
-    try:
-        words = shlex.split(flags)
-    except ValueError as err:  # an unclosed quote
-        raise DisplayError(f"the display flags cannot be split into words: {err}") from None
+    words = display_words(flags)
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             return parser.parse_args(words)

@@ -333,13 +333,12 @@ class App:
             return []
 
         def turn() -> None:
-            phone.turn(not phone.enabled)
-            if phone.failure:
-                self.toast(phone.failure)
+            problem = phone.turn(not phone.enabled)
+            if phone.failure or problem:
+                self.toast(phone.failure or problem)
 
         def renew() -> None:
-            phone.renew()
-            self.toast("New link: open pages closed")
+            self.toast(phone.renew() or "New link: open pages closed")
 
         def link() -> None:
             from companion.ui.phone import LinkScreen
