@@ -677,7 +677,9 @@ class Doctor:
         """What ``run`` checks before it makes the state directory (the same code, which
         changes nothing), then its convenience files: no line when all is well.
 
-        Permissions are left to the store's lines: the doctor is not the service's user.
+        This user's permissions count for a directory named by --state (whoever runs the
+        doctor so runs the companion by hand), not for the service's: the doctor is not the
+        service's user, and systemd gives the service its directory at every start.
         """
         from companion.config import Config, read_settings, settings_path
         from companion.phone import STATE_FILE, read_choice
@@ -685,7 +687,7 @@ class Doctor:
         directory = self.state_directory()
         real = pathlib.Path(self.host.at(directory))
         unusable = examine(real)
-        if unusable is not None and unusable.error.errno != errno.EACCES:
+        if unusable is not None and (self.state is not None or unusable.error.errno != errno.EACCES):
             said = str(unusable.raised()).replace(str(real), directory)
             yield Finding(FAIL, "state", said, fix("state-dir"))
             return

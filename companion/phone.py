@@ -98,8 +98,10 @@ class PhoneView:
         self.config = config
         self.state_dir = state_dir
         self.store_path = store_path
-        #: What phone.json holds now, (enabled, token): nothing is written while it is so.
+        #: What phone.json holds now, (enabled, token): nothing is written while it is so;
+        #: and what could not be written (said once, not at each try).
         self._kept = self._load()
+        self._unsaved: tuple[bool, str] | None = None
         self.enabled, self.token = self._kept or (config.enabled, new_token())
         self.server: PhoneServer | None = None
         self.failure = ""  # why the server could not start, shown on the Settings page
@@ -129,7 +131,8 @@ class PhoneView:
         be, so that a link made new never works again after a restart.
         """
         path = self._path()
-        if path is None or self._kept == (self.enabled, self.token):
+        choice = (self.enabled, self.token)
+        if path is None or choice in (self._kept, self._unsaved):
             return ""
         try:
             write_small(path, json.dumps({"enabled": self.enabled, "token": self.token}).encode(), 0o600)
@@ -138,10 +141,11 @@ class PhoneView:
                 with contextlib.suppress(OSError):
                     path.unlink()
                     self._kept = None
+            self._unsaved = choice
             problem = f"phone view not saved: {err.strerror or err}"
             log.error("%s: %s", path, problem)
             return problem
-        self._kept = (self.enabled, self.token)
+        self._kept, self._unsaved = choice, None
         return ""
 
     def turn(self, on: bool) -> str:

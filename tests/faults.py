@@ -1,4 +1,5 @@
-"""Fault injection for the storage tests: a full disk without root or a tiny file system.
+"""Fault injection: a full disk without root or a tiny file system, and the small files read
+at start replaced by what should not be there.
 
 ``RLIMIT_FSIZE`` caps how large this process may make any file. A write that crosses the
 cap is cut short and the next one fails, exactly as on a full disk, and SQLite reports it
@@ -8,6 +9,7 @@ the same way (``SQLITE_FULL``, or an I/O error): the production code runs unchan
 from __future__ import annotations
 
 import errno
+import json
 import os
 import pathlib
 import resource
@@ -16,8 +18,9 @@ import signal
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 
 @contextmanager
@@ -172,24 +175,76 @@ def row_flips(db: sqlite3.Connection, table: str, key: dict[str, object],
 
 #: What can stand where the companion expects one of its files, each made by :func:`put`.
 NOT_FILES = ("directory", "FIFO", "device", "symlink loop")
+#: Every way the path of a small file read at start (the configuration, settings.json,
+#: phone.json) can hold the wrong thing: the above, and damaged or endless contents (the
+#: store's own kinds, a half-written page or log frame, are the salvage tests'). Flipped bits
+#: are :func:`bit_flips`.
+FILE_FAULTS = ("missing", "empty", "truncated", "not UTF-8", "binary", *NOT_FILES, "endless device",
+               "dangling link", "huge")
+#: The size a "huge" file claims: a sparse gigabyte, which costs no disk.
+HUGE = 1 << 30
 
 
-def put(kind: str, path: pathlib.Path) -> None:
-    """Put a ``kind`` (one of :data:`NOT_FILES`, or "empty") at ``path``, replacing what
-    is there. The device is a link to /dev/null (making a device node needs privileges)."""
+def put(kind: str, path: pathlib.Path, good: bytes = b"") -> None:
+    """Put a ``kind`` (one of :data:`FILE_FAULTS`) at ``path``, replacing what is there;
+    ``good``: the bytes the companion wrote, which some kinds damage. The device is a link
+    to /dev/null, the endless one to /dev/zero (making a device node needs privileges)."""
     if path.is_dir() and not path.is_symlink():
         shutil.rmtree(path)
     elif path.exists() or path.is_symlink():
         path.unlink()
-    if kind == "directory":
-        path.mkdir()
-    elif kind == "FIFO":
-        os.mkfifo(path)
-    elif kind == "device":
-        path.symlink_to("/dev/null")
-    elif kind == "symlink loop":
-        path.symlink_to(path.name)
-    elif kind == "empty":
-        path.write_bytes(b"")
-    else:
+    makers: dict[str, Callable[[], object]] = {
+        "missing": lambda: None,
+        "empty": lambda: path.write_bytes(b""),
+        "truncated": lambda: path.write_bytes(good[:len(good) // 2]),
+        "not UTF-8": lambda: path.write_bytes(good[:5] + b"\xff\xfe" + good[5:]),
+        "binary": lambda: path.write_bytes(bytes(range(256))),
+        "directory": path.mkdir,
+        "FIFO": lambda: os.mkfifo(path),
+        "device": lambda: path.symlink_to("/dev/null"),
+        "endless device": lambda: path.symlink_to("/dev/zero"),
+        "symlink loop": lambda: path.symlink_to(path.name),
+        "dangling link": lambda: path.symlink_to(path.name + ".gone"),
+        "huge": lambda: sparse(path, good),
+    }
+    if kind not in makers:
         raise ValueError(f"no such kind of fault: {kind}")
+    makers[kind]()
+
+
+def sparse(path: pathlib.Path, good: bytes) -> None:
+    """The good bytes, then holes up to :data:`HUGE` (reads as zeros)."""
+    path.write_bytes(good)
+    os.truncate(path, HUGE)
+
+
+# --- well-formed but wrong: every JSON type at every key ---
+
+#: Values of every JSON type, to put where a key's value or a whole table belongs: a schema
+#: check must take each one that fits and refuse every other, naming the key.
+JSON_SAMPLES: tuple[object, ...] = (None, True, False, 0, 5, -1, 1.5, 1e308, "", "x", "false",
+                                    "true", "5", [], [1], {}, {"a": 1}, "9" * 1000)
+
+
+def with_each_value(document: dict[str, Any]) -> Iterator[tuple[str, object]]:
+    """``document`` (a parsed JSON object) with one value replaced at a time, at every key
+    path and at the top: (the key path, the changed document), for every sample value."""
+    def paths(value: object, prefix: tuple[str, ...]) -> Iterator[tuple[str, ...]]:
+        yield prefix
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                yield from paths(inner, (*prefix, key))
+
+    for path in paths(document, ()):
+        for sample in JSON_SAMPLES:
+            if not path:
+                yield "(file)", sample
+                continue
+            changed = json.loads(json.dumps(document))
+            *parents, last = path
+            table = changed
+            for key in parents:
+                table = table[key]
+            table[last] = sample
+            yield ".".join(path), changed
+    yield "(unknown key)", {**document, "colour": "red"}

@@ -246,6 +246,24 @@ def bad_config(pi: FakePi) -> None:
     pi.write("etc/companion/companion.toml", "[screen]\ndim_after = 'soon'\n")
 
 
+def reader_path_a_directory(pi: FakePi) -> None:
+    pi.remove("dev/ttyACM0")
+    (pi.root / "dev/ttyACM0").mkdir()
+
+
+def reader_path_a_symlink_loop(pi: FakePi) -> None:
+    pi.link("dev/serial/by-id/usb-Raspberry_Pi_Pico_E661-if00", "loop")
+    pi.link("dev/serial/by-id/loop", "usb-Raspberry_Pi_Pico_E661-if00")
+
+
+def settings_damaged(pi: FakePi) -> None:
+    pi.write("var/lib/companion/settings.json", '{"screen": 5}')
+
+
+def phone_json_a_directory(pi: FakePi) -> None:
+    (pi.root / "var/lib/companion/phone.json").mkdir()
+
+
 I2C_ON = "sudo raspi-config nonint do_i2c 0 && sudo reboot"
 CASES: dict[str, tuple[Callable[[FakePi], None], list[str]]] = {
     "I2C off": (no_i2c, [
@@ -319,6 +337,21 @@ CASES: dict[str, tuple[Callable[[FakePi], None], list[str]]] = {
         ("warn  store     /var/lib/companion/companion.sqlite opens; integrity_check ok; 1 "
          "damaged checkpoint; fix: none needed: a checkpoint only saves time, and the companion "
          "drops a damaged one and replays the record when its game is next opened")]),
+    "the reader's path is a directory": (reader_path_a_directory, [
+        ("fail  serial 1  /dev/serial/by-id/usb-Raspberry_Pi_Pico_E661-if00 is a directory, not a "
+         "serial device; fix: path = the reader's link in [serial] ports: ls -l /dev/serial/by-id/")]),
+    "the reader's path is a symlink loop": (reader_path_a_symlink_loop, [
+        ("fail  serial 1  /dev/serial/by-id/usb-Raspberry_Pi_Pico_E661-if00 cannot be opened: Too "
+         "many levels of symbolic links; fix: path = the reader's link in [serial] ports: "
+         "ls -l /dev/serial/by-id/")]),
+    "settings.json damaged": (settings_damaged, [
+        ("warn  state     /var/lib/companion/settings.json: screen: must be a table: set aside at "
+         "the next start; fix: nothing to type: the companion sets it aside at its next start and "
+         "uses the defaults (choose them again on the box)")]),
+    "phone.json a directory": (phone_json_a_directory, [
+        ("warn  state     /var/lib/companion/phone.json: (file): is a directory, not a regular file: "
+         "set aside at the next start; fix: nothing to type: the companion sets it aside at its "
+         "next start and uses the defaults (choose them again on the box)")]),
     "disk nearly full": (disk_nearly_full, [
         ("warn  store     20 MB free beside the store; fix: sudo apt clean && sudo journalctl "
         "--vacuum-size=20M")]),
@@ -530,6 +563,20 @@ def test_the_store_named_by_state_is_checked(pi: FakePi, tmp_path: pathlib.Path)
     found = pi.findings(state="/home/pi/companion-test")
     assert Finding(OK, "store", "no store yet at /home/pi/companion-test/companion.sqlite "
                                 "(made at the first start)") in found
+
+
+@pytest.mark.parametrize(("state", "says"), [
+    ("/etc/passwd/x", "/etc/passwd/x: (state): cannot be made: Not a directory"),
+    ("/etc/passwd", "/etc/passwd: (state): cannot be used: is a regular file, not a directory"),
+    ("/srv/loop/games", "/srv/loop/games: (state): cannot be used: Too many levels of symbolic links"),
+], ids=["under a file", "a file", "a symlink loop"])
+def test_a_state_directory_run_would_refuse_fails_and_hides_the_store(pi: FakePi, state: str,
+                                                                         says: str) -> None:
+    """Issue 24, fault 19: doctor said "made at the first start" where run exits 2."""
+    pi.link("srv/loop", "loop")
+    found = [f for f in pi.findings(state=state) if f.area in ("state", "store")]
+    assert [(f.status, f.found.replace(str(pi.root), "")) for f in found] == [(FAIL, says)]
+    assert found[0].fix == FIXES["state-dir"]
 
 
 def test_the_doctor_only_reads(pi: FakePi) -> None:

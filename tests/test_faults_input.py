@@ -22,8 +22,10 @@ import io
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -34,7 +36,7 @@ from hypothesis import strategies as st
 from companion.cli import EXIT_BROKEN_PIPE, main
 from companion.config import Config, settings_path, with_settings
 from companion.games import GAMES
-from companion.games.base import Line
+from companion.games.base import Line, shown
 from companion.io.serial import SerialLine
 from companion.record import MAX_RECORD_BYTES, Header, RecordReader, UnreadableRecord
 from companion.session import Session
@@ -421,6 +423,29 @@ def test_saved_screen_settings_no_timer_can_use_are_set_aside(value: str, tmp_pa
     assert "screen.dim_after" in note and not settings_path(tmp_path).exists()
 
 
+#: Display flags that cannot be split into words, given by the file or by ``--display``,
+#: with every emulator: the pin check reads them whatever shows the screen.
+DISPLAY_FLAGS = {
+    "file, no emulator": ("[display]\nflags = \"--display 'ssd1306\"\n", [], "display.flags: "),
+    "file, --emulator none": ("[display]\nflags = \"--display 'ssd1306\"\n", ["--emulator", "none"],
+                              "display.flags: "),
+    "--display, no emulator": ("", ["--display", "--display 'ssd1306"], "--display: "),
+    "--display, --emulator none": ("", ["--emulator", "none", "--display", "--display 'ssd1306"],
+                                   "--display: "),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DISPLAY_FLAGS))
+def test_display_flags_with_an_open_quote_are_one_line_whatever_the_emulator(
+        name: str, run: object, tmp_path: pathlib.Path) -> None:
+    """Issue 24, fault 18: with ``--emulator none`` an unclosed quote was a ValueError traceback."""
+    toml, extra, says = DISPLAY_FLAGS[name]
+    config = tmp_path / "companion.toml"
+    config.write_text(toml)
+    outcome = run(["run", "--config", str(config), "--state", str(tmp_path), "--keys", "", *extra])  # type: ignore[operator]
+    assert_one_line(outcome, 2, str(config) if toml else "--display", says)
+
+
 # --- numbers on the command line ---
 
 
@@ -438,6 +463,115 @@ def test_a_bad_number_argument_is_one_line_and_exit_2(name: str, run: object, st
     state = stored if args[0] == "export" else stored / "fresh"  # run: no game to resume and log
     outcome = run([*args, "--state", str(state)])  # type: ignore[operator]
     assert_one_line(outcome, 2, starts, "")
+
+
+# --- every path and number of every command: one line and the exit that fits, before any work ---
+
+
+def bad_path(kind: str, tmp: pathlib.Path) -> str:
+    """A path of one wrong kind, made in ``tmp``."""
+    if kind in ("a-file", "under-a-file"):
+        (tmp / "file").write_text("x")
+    elif kind == "a-fifo":
+        os.mkfifo(tmp / "fifo")
+    elif kind == "a-symlink-loop":
+        (tmp / "loop").symlink_to("loop2")
+        (tmp / "loop2").symlink_to("loop")
+    return {"missing": str(tmp / "nowhere" / "x"), "a-file": str(tmp / "file"),
+            "under-a-file": str(tmp / "file" / "x"), "a-directory": str(tmp),
+            "a-fifo": str(tmp / "fifo"), "a-device": "/dev/zero", "a-full-device": "/dev/full",
+            "a-symlink-loop": str(tmp / "loop"), "under-proc": "/proc/companion-test/x"}[kind]
+
+
+#: Numbers no count or time may be (with ``--idle 0`` and ``--limit 0`` besides).
+BAD_NUMBERS = {"negative": "-5", "nan": "nan", "inf": "inf", "overflow": "1e999",
+               "5000-digits": "9" * 5000, "a-word": "x", "superscript": "\u00b2"}
+#: The path kinds each sort of path argument meets: a file read, a folder used or made,
+#: an output written.
+READ = ("missing", "a-directory", "a-fifo", "a-device", "a-symlink-loop", "under-a-file")
+FOLDER = ("a-file", "under-a-file", "a-fifo", "a-device", "a-symlink-loop", "under-proc")
+OUTPUT = ("missing", "a-directory", "a-fifo", "a-full-device", "a-symlink-loop", "under-a-file")
+#: (command words, flag, the kinds it meets, the exit status). Run, with no game to play,
+#: starts with ``--keys ""`` and stops at once when nothing is wrong.
+RUN = ["run", "--emulator", "none", "--keys", ""]
+FLAGS: list[tuple[list[str], str, tuple[str, ...], int]] = [
+    (RUN, "--config", READ, 2),
+    (RUN, "--state", FOLDER, 2),
+    (["run", "--emulator", "capture", "--keys", ""], "--capture-dir", FOLDER, 2),
+    (["games"], "--config", READ, 2),
+    (["games"], "--state", FOLDER, 2),
+    (["export"], "--config", READ, 2),
+    (["export"], "--state", FOLDER, 2),
+    (["doctor"], "--config", READ, 1),  # the report, with a fail line naming it
+    (["doctor"], "--state", FOLDER, 1),
+    (["bench"], "--dir", FOLDER, 2),
+]
+#: Each output kind's exit: 1 where it may pass (a full disk), 2 for a mistake.
+OUTPUT_EXITS = {"a-full-device": 1}
+NUMBERS: list[tuple[list[str], str, tuple[str, ...]]] = [
+    (["games"], "--limit", (*BAD_NUMBERS.values(), "0")),
+    (["bench"], "--idle", (*BAD_NUMBERS.values(), "0")),
+]
+#: What the cases above leave to other tables: the record replay reads (REPLAYS), the
+#: game export takes and the keys run presses (ARGUMENTS), the display flags (SETTINGS,
+#: DISPLAY_FLAGS), and flags that take no value or only a choice.
+ELSEWHERE = {("replay", "file"), ("export", "game"), ("run", "--keys"), ("run", "--display"),
+             ("run", "--emulator"), ("export", "--summary"), ("export", "--raw")}
+
+
+def argument_cases() -> list[tuple[str, list[str], int]]:
+    """Every case: (id, the words after ``companion``, the exit status)."""
+    cases = [(f"{words[0]} {flag} {kind}", [*words, flag, kind], status)
+             for words, flag, kinds, status in FLAGS for kind in kinds]
+    cases += [(f"export --output {kind}", ["export", "--output", kind], OUTPUT_EXITS.get(kind, 2))
+              for kind in OUTPUT]
+    cases += [(f"{words[0]} {flag} {name}", [*words, flag, f"={value}"], 2)
+              for words, flag, values in NUMBERS
+              for name, value in [*BAD_NUMBERS.items(), ("zero", "0")] if value in values]
+    return cases
+
+
+@pytest.mark.parametrize(("words", "status"), [case[1:] for case in argument_cases()],
+                         ids=[case[0] for case in argument_cases()])
+def test_every_path_and_number_argument_is_one_line_and_the_right_exit(
+        words: list[str], status: int, stored: pathlib.Path) -> None:
+    """Issue 24, fault 17: ``export -o /nonexistent/x``, ``-o /tmp``, ``-o /dev/full``,
+    ``bench --dir MISSING``, ``bench --idle -5`` (after a minute of work) and ``run
+    --capture-dir FILE`` each ended in a traceback."""
+    scratch = stored / "scratch"
+    scratch.mkdir()
+    *command, flag, value = words
+    value = value[1:] if value.startswith("=") else bad_path(value, scratch)
+    state = [] if flag == "--state" or command[0] == "bench" else ["--state", str(stored)]
+    started = time.monotonic()
+    run = subprocess.run([*COMPANION, *command, *state, f"{flag}={value}"], stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, env=ENV, timeout=60, check=False)
+    assert time.monotonic() - started < 20, "the argument must be checked before any work"
+    assert "Traceback" not in run.stderr + run.stdout
+    assert run.returncode == status, run.stderr[-2000:]
+    if command[0] == "doctor":  # a report: the line for that argument fails
+        area = "config" if flag == "--config" else "(state|store)"
+        assert re.search(rf"^(fail|warn) +{area} ", run.stdout, re.MULTILINE), run.stdout
+        return
+    said = [line for line in run.stderr.splitlines() if not line.startswith(("INFO", "WARNING"))]
+    assert len(said) == 1, run.stderr[-2000:]
+    assert value[:20] in said[0] or shown(value)[:20] in said[0], said
+
+
+def test_the_argument_cases_reach_every_path_and_number_of_every_command() -> None:
+    """A new flag that takes a path or a number gets its row above."""
+    import argparse
+
+    from companion.cli import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    taken = {(name, action.option_strings[-1] if action.option_strings else action.dest)
+             for name, sub in commands.choices.items() for action in sub._actions
+             if action.nargs != 0 and not isinstance(action, argparse._HelpAction)}
+    covered = {(words[0], flag) for words, flag, _kinds, _status in FLAGS}
+    covered |= {(words[0], flag) for words, flag, _values in NUMBERS} | {("export", "--output")}
+    assert taken - covered - ELSEWHERE == set()
 
 
 # --- a player named ok over the serial console ---

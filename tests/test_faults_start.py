@@ -36,6 +36,7 @@ from PIL import Image
 from companion import runner
 from companion.config import Config, ConfigError, parse
 from companion.daemon import Daemon
+from companion.doctor import FIXES
 from companion.intents import Intent
 from companion.io.base import Edge, Input
 from companion.io.keylogic import KeyLogic, stand_ins
@@ -365,6 +366,27 @@ def test_a_start_that_cannot_work_is_one_line_and_the_right_exit(case: ExitCase,
     assert all(word in lines[0] for word in case.says), lines[0]
     assert "Traceback" not in run.stderr
     assert run.returncode == case.status, run.stderr
+
+
+#: The state directories above that run refuses for good (exit 2) whoever runs it.
+REFUSED_STATES = ["state under a file", "state under /proc", "state is a file"]
+
+
+@pytest.mark.parametrize("name", REFUSED_STATES)
+def test_doctor_fails_a_state_directory_in_the_words_run_exits_with(name: str, tmp_path: pathlib.Path) -> None:
+    """Issue 24, fault 19: run and doctor judge the state directory with the same code, so
+    doctor's line is run's: never "made at the first start" where run exits 2."""
+    case = next(c for c in EXIT_CASES if c.name == name)
+    _prefix, extra = case.setup(tmp_path)
+    run = subprocess.run([*COMPANION, "run", "--emulator", "none", *extra], stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, env=ENV, timeout=120, check=False)
+    doctor = subprocess.run([*COMPANION, "doctor", *extra], stdin=subprocess.DEVNULL,
+                            capture_output=True, text=True, env=ENV, timeout=120, check=False)
+    said = [line for line in run.stderr.splitlines() if not line.startswith(("INFO", "WARNING"))]
+    assert run.returncode == 2 and len(said) == 1, run.stderr
+    lines = [line for line in doctor.stdout.splitlines() if line.split()[1:2] in (["state"], ["store"])]
+    assert lines == [f"fail  state     {said[0]}; fix: {FIXES['state-dir']}"], doctor.stdout
+    assert "Traceback" not in doctor.stderr
 
 
 def test_a_state_directory_that_cannot_work_is_on_the_screen_too(

@@ -19,6 +19,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from companion.doctor import FIXES
 from companion.statedir import SERVICE_STATE, resolve, user_state
 from companion.store import Store
 
@@ -204,6 +205,25 @@ def test_someone_outside_the_group_is_told_so_in_one_line(
     assert run.returncode == 2
     assert run.stderr.strip().splitlines() == [
         f"{service_state}: (state): cannot be read by this user"]
+
+
+@pytest.mark.parametrize(("owner", "mode"), [(0, 0o700), (65534, 0o500), (65534, 0o300)],
+                         ids=["another user's", "not writable", "not listable"])
+def test_a_state_directory_the_user_may_not_use_is_one_line_and_exit_2(service_state: pathlib.Path,
+                                                                       owner: int, mode: int) -> None:
+    """Issue 24, fault 10: a state directory the user could not read was a PermissionError
+    traceback and exit 1 (restarted in a loop); doctor, run by the same user, fails it."""
+    (service_state / "settings.json").write_text('{"screen": {"dim_after": 30}}')
+    os.chown(service_state, owner, owner)
+    service_state.chmod(mode)
+    run = as_user((), "run", "--emulator", "none", "--keys", "", "--state", str(service_state), cwd="/tmp")
+    said = [line for line in run.stderr.splitlines() if not line.startswith(("INFO", "WARNING"))]
+    assert run.returncode == 2, run.stderr
+    assert said == [f"{service_state}: (state): cannot be used: Permission denied"], run.stderr
+    doctor = as_user((), "doctor", "--state", str(service_state), cwd="/tmp")
+    assert "Traceback" not in doctor.stderr
+    state = [line for line in doctor.stdout.splitlines() if line.split()[1:2] in (["state"], ["store"])]
+    assert state == [f"fail  state     {said[0]}; fix: {FIXES['state-dir']}"], doctor.stdout
 
 
 def test_the_unit_leaves_the_games_readable_by_its_group_only() -> None:
