@@ -40,10 +40,11 @@ MOST_LISTED = 1_000_000
 
 
 def config_path(given: str | None) -> str | None:
-    """--config, else /etc/companion/companion.toml when it exists, else the defaults."""
+    """--config, else /etc/companion/companion.toml when anything is there (a broken link
+    is refused in one line, not taken for no file), else the defaults."""
     if given:
         return given
-    return SYSTEM_CONFIG if os.path.exists(SYSTEM_CONFIG) else None
+    return SYSTEM_CONFIG if os.path.lexists(SYSTEM_CONFIG) else None
 
 
 # --- replay ---

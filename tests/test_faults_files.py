@@ -56,8 +56,12 @@ PLAYERS_SCREEN = ScreenConfig(dim_after=30.0, blank_after=0.0, shift=False, roll
 TOKEN = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def set_aside(directory: pathlib.Path, name: str) -> list[str]:
-    return sorted(p.name for p in directory.iterdir() if p.name.startswith(f"{name}.damaged-"))
+def set_aside(directory: pathlib.Path, name: str, clear: bool = False) -> list[str]:
+    """The files set aside from ``name``; removed when ``clear`` (a loop of many cases)."""
+    found = sorted(p for p in directory.iterdir() if p.name.startswith(f"{name}.damaged-"))
+    for path in found if clear else []:
+        path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
+    return [path.name for path in found]
 
 
 def named(key: str) -> str:
@@ -87,6 +91,7 @@ def assert_settings_taken_or_set_aside(directory: pathlib.Path, config: Config, 
         assert config == Config(), note
         assert "settings.json" in note and f": {key}" in note and one_line(note), note
         assert not os.path.lexists(settings_path(directory)) or "could not be set aside" in note
+        set_aside(directory, "settings.json", clear=True)
         return
     assert [type(getattr(screen, f.name)) for f in fields(screen)] == [float, float, bool, str]
     assert screen.rolls in ROLLS
@@ -102,8 +107,8 @@ def test_a_settings_file_holding_anything_else_is_set_aside(tmp_path: pathlib.Pa
     if fault in ABSENT:
         assert note == ""
         return
-    assert_settings_taken_or_set_aside(tmp_path, config, note)
     assert len(set_aside(tmp_path, "settings.json")) == 1
+    assert_settings_taken_or_set_aside(tmp_path, config, note)
 
 
 @pytest.mark.parametrize("document", [{"screen": 5}, {"screen": [1]}, 5, [1], "screen", None,
@@ -187,6 +192,7 @@ def assert_phone_taken_or_set_aside(directory: pathlib.Path, view: PhoneView,
         assert len(said) == 1 and f": {key}" in said[0] and one_line(said[0]), said
         assert view.enabled is False and view.token != TOKEN  # the configuration, a new link
         assert not os.path.lexists(directory / STATE_FILE)
+        set_aside(directory, STATE_FILE, clear=True)
 
 
 @pytest.mark.parametrize("fault", FILE_FAULTS)
@@ -200,8 +206,8 @@ def test_a_phone_file_holding_anything_else_is_set_aside(tmp_path: pathlib.Path,
     if fault in ABSENT:
         assert not caplog.records
         return
-    assert_phone_taken_or_set_aside(tmp_path, view, caplog)
     assert len(set_aside(tmp_path, STATE_FILE)) == 1
+    assert_phone_taken_or_set_aside(tmp_path, view, caplog)
 
 
 def test_phone_json_saying_false_as_a_string_leaves_the_view_off(tmp_path: pathlib.Path,

@@ -486,23 +486,23 @@ def bad_path(kind: str, tmp: pathlib.Path) -> str:
 #: Numbers no count or time may be (with ``--idle 0`` and ``--limit 0`` besides).
 BAD_NUMBERS = {"negative": "-5", "nan": "nan", "inf": "inf", "overflow": "1e999",
                "5000-digits": "9" * 5000, "a-word": "x", "superscript": "\u00b2"}
-#: The path kinds each sort of path argument meets: a file read, a folder used or made,
-#: an output written.
-READ = ("missing", "a-directory", "a-fifo", "a-device", "a-symlink-loop", "under-a-file")
+#: The path kinds a folder (used or made) and an output (written) meet.
 FOLDER = ("a-file", "under-a-file", "a-fifo", "a-device", "a-symlink-loop", "under-proc")
 OUTPUT = ("missing", "a-directory", "a-fifo", "a-full-device", "a-symlink-loop", "under-a-file")
 #: (command words, flag, the kinds it meets, the exit status). Run, with no game to play,
 #: starts with ``--keys ""`` and stops at once when nothing is wrong.
 RUN = ["run", "--emulator", "none", "--keys", ""]
+#: The configuration of run and doctor meets every file fault in tests/test_faults_files.py;
+#: games and export read it and their state directory with the same code as run.
 FLAGS: list[tuple[list[str], str, tuple[str, ...], int]] = [
-    (RUN, "--config", READ, 2),
+    (RUN, "--config", ("under-a-file",), 2),
     (RUN, "--state", FOLDER, 2),
     (["run", "--emulator", "capture", "--keys", ""], "--capture-dir", FOLDER, 2),
-    (["games"], "--config", READ, 2),
-    (["games"], "--state", FOLDER, 2),
-    (["export"], "--config", READ, 2),
-    (["export"], "--state", FOLDER, 2),
-    (["doctor"], "--config", READ, 1),  # the report, with a fail line naming it
+    (["games"], "--config", ("a-fifo", "a-device"), 2),
+    (["games"], "--state", ("a-file", "a-symlink-loop"), 2),
+    (["export"], "--config", ("a-fifo", "a-directory"), 2),
+    (["export"], "--state", ("a-fifo", "under-a-file"), 2),
+    (["doctor"], "--config", ("under-a-file",), 1),  # the report, with a fail line naming it
     (["doctor"], "--state", FOLDER, 1),
     (["bench"], "--dir", FOLDER, 2),
 ]
