@@ -140,7 +140,9 @@ def companion_as_other_user() -> Iterator[Callable[..., subprocess.CompletedProc
                         f"{(probe.stderr.strip().splitlines() or ['no message'])[-1]}")
         empty = top / "no-games-here"
         empty.mkdir()
-        copy_for_others(top, ["games", "--state", str(empty)], ["export", "--state", str(empty)])
+        copy_for_others(top, ["games", "--state", str(empty)], ["export", "--state", str(empty)],
+                        ["run", "--emulator", "none", "--keys", "", "--state", str(empty / "run")],
+                        ["doctor", "--state", str(empty)])
 
         def run(groups: tuple[int, ...], *args: str) -> subprocess.CompletedProcess[str]:
             return as_other_user(python, groups, "-m", "companion", *args, top=top)
@@ -209,18 +211,19 @@ def test_someone_outside_the_group_is_told_so_in_one_line(
 
 @pytest.mark.parametrize(("owner", "mode"), [(0, 0o700), (65534, 0o500), (65534, 0o300)],
                          ids=["another user's", "not writable", "not listable"])
-def test_a_state_directory_the_user_may_not_use_is_one_line_and_exit_2(service_state: pathlib.Path,
-                                                                       owner: int, mode: int) -> None:
+def test_a_state_directory_the_user_may_not_use_is_one_line_and_exit_2(
+        service_state: pathlib.Path, companion_as_other_user: Callable[..., subprocess.CompletedProcess[str]],
+        owner: int, mode: int) -> None:
     """Issue 24, fault 10: a state directory the user could not read was a PermissionError
     traceback and exit 1 (restarted in a loop); doctor, run by the same user, fails it."""
     (service_state / "settings.json").write_text('{"screen": {"dim_after": 30}}')
     os.chown(service_state, owner, owner)
     service_state.chmod(mode)
-    run = as_user((), "run", "--emulator", "none", "--keys", "", "--state", str(service_state), cwd="/tmp")
+    run = companion_as_other_user((), "run", "--emulator", "none", "--keys", "", "--state", str(service_state))
     said = [line for line in run.stderr.splitlines() if not line.startswith(("INFO", "WARNING"))]
     assert run.returncode == 2, run.stderr
     assert said == [f"{service_state}: (state): cannot be used: Permission denied"], run.stderr
-    doctor = as_user((), "doctor", "--state", str(service_state), cwd="/tmp")
+    doctor = companion_as_other_user((), "doctor", "--state", str(service_state))
     assert "Traceback" not in doctor.stderr
     state = [line for line in doctor.stdout.splitlines() if line.split()[1:2] in (["state"], ["store"])]
     assert state == [f"fail  state     {said[0]}; fix: {FIXES['state-dir']}"], doctor.stdout
