@@ -492,6 +492,8 @@ OUTPUT = ("missing", "a-directory", "a-fifo", "a-full-device", "a-symlink-loop",
 #: (command words, flag, the kinds it meets, the exit status). Run, with no game to play,
 #: starts with ``--keys ""`` and stops at once when nothing is wrong.
 RUN = ["run", "--emulator", "none", "--keys", ""]
+#: Stands for a good record file, for the commands that read one before they use a flag.
+RECORD = "{record}"
 #: The configuration of run and doctor meets every file fault in tests/test_faults_files.py;
 #: games and export read it and their state directory with the same code as run.
 FLAGS: list[tuple[list[str], str, tuple[str, ...], int]] = [
@@ -505,6 +507,11 @@ FLAGS: list[tuple[list[str], str, tuple[str, ...], int]] = [
     (["doctor"], "--config", ("under-a-file",), 1),  # the report, with a fail line naming it
     (["doctor"], "--state", FOLDER, 1),
     (["bench"], "--dir", FOLDER, 2),
+    (["import"], "file", ("missing", "a-directory", "a-fifo", "a-device", "a-symlink-loop"), 2),
+    (["import", RECORD], "--config", ("a-fifo", "a-symlink-loop"), 2),
+    (["import", RECORD], "--state", FOLDER, 2),
+    (["stats"], "--config", ("a-device", "under-a-file"), 2),
+    (["stats"], "--state", ("a-fifo", "a-symlink-loop"), 2),
 ]
 #: Each output kind's exit: 1 where it may pass (a full disk), 2 for a mistake.
 OUTPUT_EXITS = {"a-full-device": 1}
@@ -540,11 +547,14 @@ def test_every_path_and_number_argument_is_one_line_and_the_right_exit(
     --capture-dir FILE`` each ended in a traceback."""
     scratch = stored / "scratch"
     scratch.mkdir()
+    (scratch / "game.record").write_text(MICROBOT + "table roll 3 2\n")
     *command, flag, value = words
+    command = [str(scratch / "game.record") if word == RECORD else word for word in command]
     value = value[1:] if value.startswith("=") else bad_path(value, scratch)
     state = [] if flag == "--state" or command[0] == "bench" else ["--state", str(stored)]
+    given = f"{flag}={value}" if flag.startswith("-") else value  # a flag, or the command's file
     started = time.monotonic()
-    run = subprocess.run([*COMPANION, *command, *state, f"{flag}={value}"], stdin=subprocess.DEVNULL,
+    run = subprocess.run([*COMPANION, *command, *state, given], stdin=subprocess.DEVNULL,
                          capture_output=True, text=True, env=ENV, timeout=60, check=False)
     assert time.monotonic() - started < 20, "the argument must be checked before any work"
     assert "Traceback" not in run.stderr + run.stdout
