@@ -64,21 +64,12 @@ def entry_shows(box: Harness, word: str) -> bool:
     return any(box.shows(word, size) for size in (20, VALUE_SIZE, 16, 12, 11))
 
 
-def down_to(box: Harness, label: str, most: int = 16) -> None:
-    """Press down until the play screen's choice is ``label``."""
+def down_to(box: Harness, label: str, most: int = 16, key: str = "down") -> None:
+    """Press down (or ``key``) until the play screen's choice is ``label``."""
     for _ in range(most):
         if box.says(label) and box.shows(label):
             return
-        box.press("down")
-    assert box.shows(label), f"{label!r} is not offered"
-
-
-def up_to(box: Harness, label: str, most: int = 16) -> None:
-    """Press up until the play screen's choice is ``label``."""
-    for _ in range(most):
-        if box.says(label) and box.shows(label):
-            return
-        box.press("up")
+        box.press(key)
     assert box.shows(label), f"{label!r} is not offered"
 
 
@@ -219,7 +210,7 @@ def test_full_circle_is_entered_with_its_colour_by_name(box: Harness) -> None:
     assert box.shows("Roll for me") and box.shows("complete", 10)  # full circles, one press up
     box.press("up")  # just above the answer: the circles, first the first checked (Bob's 1)
     assert box.shows("+ full circle 1")
-    up_to(box, "+ full circle 2")  # the one Bob placed in
+    down_to(box, "+ full circle 2", key="up")  # the one Bob placed in
     box.press("select")
     assert box.says("Bob: full circle 2")
     box.presses("up", "up")
