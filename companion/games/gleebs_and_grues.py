@@ -467,11 +467,8 @@ class GleebsAndGrues(Game[State]):
                           for piece in unplaced(state.board, state.mover))
             return Prompt(actor, f"{actor}: place a gleeb", grids, topic=PLACE)
         what = "gleeb" if state.step == MOVE else "grue"
-        starts = {line.args[0] for line in legal}
-        why = self._gleeb_start_refusal if state.step == MOVE else self._grue_start_refusal
-        refusals = tuple((at_square(i), str(why(state, i))) for i in ALL_SQUARES if SQUARES[i] not in starts)
         grid = board_pick(f"Move a {what}", actor, state.step, legal, notes=self._notes(state),
-                          refusals=refusals)
+                          refusals=self._start_refusals(state, legal))
         return Prompt(actor, f"{actor}: move a {what}", (grid,), topic=state.step)
 
     # --- for computer players ---
@@ -562,11 +559,27 @@ class GleebsAndGrues(Game[State]):
             return NoStackOfYours(f"{SQUARES[a]} holds no stack you control")
         return None
 
-    def _gleeb_start_refusal(self, state: State, a: int) -> IllegalLine:
-        """Why no gleeb step of the mover's starts on ``a`` (which none does): said as soon
-        as the square is picked, before any destination."""
-        return self._not_yours(state, a) or BadLanding(
-            f"the stack on {SQUARES[a]} has nowhere to land")
+    def _start_refusals(self, state: State, legal: tuple[Line, ...]) -> Notes:
+        """Why no step of the pending kind starts on each square that none does: said as
+        soon as the square is picked, before any destination."""
+        starts = {line.args[0] for line in legal}
+        board = state.board
+        # The grue step's legal moves all land on gleebs, or none does (all walks).
+        landings = [(INDEX[line.args[0]], INDEX[line.args[1]]) for line in legal
+                    if board[INDEX[line.args[1]]]] if state.step == GRUE_STEP else []
+        out = []
+        for i, name in enumerate(SQUARES):
+            if name in starts:
+                continue
+            if state.step == MOVE:
+                why: IllegalLine = self._not_yours(state, i) or BadLanding(
+                    f"the stack on {name} has nowhere to land")
+            else:
+                why = self._not_free(board, i) or (
+                    self._capture_required(board, i, landings) if landings
+                    else GrueLanding(f"{board[i][0]} on {name} has nowhere to go"))
+            out.append((at_square(i), str(why)))
+        return tuple(out)
 
     def _gleeb_refusal(self, state: State, a: int, b: int) -> IllegalLine:
         """Why the gleeb step from ``a`` to ``b``, which the moves do not include, is refused."""
@@ -598,18 +611,6 @@ class GleebsAndGrues(Game[State]):
         if is_pinned(board[a]):
             return NotAFreeGrue(f"the grue on {SQUARES[a]} is pinned for good")
         return NotAFreeGrue(f"{SQUARES[a]} holds no free grue")
-
-    def _grue_start_refusal(self, state: State, a: int) -> IllegalLine:
-        """Why no grue step starts on ``a`` (which none does): said as soon as the square is
-        picked. A free grue that may not move must leave a landing on a gleeb to another."""
-        board = state.board
-        not_free = self._not_free(board, a)
-        if not_free is not None:
-            return not_free
-        landings = [(x, y) for x, y in grue_moves(board) if board[y]]
-        if landings:
-            return self._capture_required(board, a, landings)
-        return GrueLanding(f"{board[a][0]} on {SQUARES[a]} has nowhere to go")
 
     def _grue_refusal(self, board: Board, a: int, b: int) -> IllegalLine:
         """Why the grue step from ``a`` to ``b``, which the moves do not include, is refused."""
