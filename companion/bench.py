@@ -35,7 +35,7 @@ from companion import checkpoint
 from companion.config import Config
 from companion.daemon import Daemon
 from companion.games import GAMES
-from companion.games.base import Choice, Line, Roll
+from companion.games.base import Choice, Line, Roll, usable
 from companion.intents import Intent
 from companion.io.controller import Controller, Counter
 from companion.io.display import NoDisplay, Output
@@ -486,7 +486,7 @@ def long_race(lines: int, seed: int = 5) -> tuple[Header, list[Line]]:
     while len(out) < lines:
         ask = game.prompt(state)
         assert ask is not None
-        answer = rng.choice(ask.answers)
+        answer = rng.choice(usable(ask.answers))
         if isinstance(answer, Roll):
             line = answer.line(tuple(rng.randint(1, s) for s in answer.sides))
         elif isinstance(answer, Choice):

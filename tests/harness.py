@@ -40,7 +40,7 @@ from companion.record import replay_text
 from companion.session import Session
 from companion.store import Store
 from companion.ui.app import App
-from companion.ui.draw import font, recording
+from companion.ui.draw import font, recording, text
 
 
 class CommandLog:
@@ -71,9 +71,20 @@ def glyphs(words: str, size: int) -> tuple[Image.Image, Image.Image]:
     return white.crop(box), black.crop(box)
 
 
-def frame_shows(frame: Image.Image, words: str, size: int = 12) -> bool:
-    """Whether ``words`` (at ``size`` px, either colour) is drawn anywhere on ``frame``."""
-    for glyph in glyphs(words, size):
+@cache
+def struck_glyph(words: str, size: int) -> Image.Image:
+    """``words`` as the screens draw an answer the rules refuse now: struck through."""
+    canvas = Image.new("1", (256, 32), 0)
+    text(ImageDraw.Draw(canvas), (2, 24), words, size, width=256, struck=True)
+    box = canvas.getbbox()
+    assert box is not None
+    return canvas.crop(box)
+
+
+def frame_shows(frame: Image.Image, words: str, size: int = 12, struck: bool = False) -> bool:
+    """Whether ``words`` (at ``size`` px, either colour; or white and ``struck`` through) is
+    drawn anywhere on ``frame``."""
+    for glyph in (struck_glyph(words, size),) if struck else glyphs(words, size):
         raw = glyph.tobytes()
         width, height = glyph.size
         for y in range(64 - height + 1):
@@ -169,11 +180,12 @@ class Harness:
         assert self.device.image is not None
         return self.device.image.convert("1")
 
-    def shows(self, words: str, size: int = 12) -> bool:
-        """Whether ``words`` (at ``size`` px, either colour) is drawn on the screen."""
-        if frame_shows(self.screen, words, size):
+    def shows(self, words: str, size: int = 12, struck: bool = False) -> bool:
+        """Whether ``words`` (at ``size`` px, either colour; or ``struck`` through, as an
+        answer the rules refuse now) is drawn on the screen."""
+        if frame_shows(self.screen, words, size, struck):
             return True
-        print("not shown:", words, size, "; shown:", self.texts())
+        print("not shown:", words, size, "struck" if struck else "", "; shown:", self.texts())
         return False
 
     def texts(self) -> list[tuple[str, int]]:

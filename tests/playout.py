@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from companion.dice import device_roll
-from companion.games.base import Answer, Choice, Form, Game, Grid, IllegalLine, Line, Prompt, Roll
+from companion.games.base import Choice, Form, Game, Grid, IllegalLine, Line, Prompt, Roll, usable
 from companion.record import Header
 from companion.session import Session
 from companion.store import Store
@@ -19,15 +19,10 @@ NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
 TRIES = 2000
 
 
-def usable(answers: Iterable[Answer]) -> tuple[Answer, ...]:
-    """The answers that can be logged now: not a form listed only to say why not."""
-    return tuple(a for a in answers if not (isinstance(a, Form) and a.refusal))
-
-
 def answer(game: Game[Any], state: Any, ask: Prompt, rng: random.Random) -> Line:
     """A legal line drawn from the prompt: extras now and then, else a required answer."""
-    extras = usable(ask.extras)
-    pool = ask.answers if ask.answers and (not extras or rng.random() < 0.85) else extras
+    required, extras = usable(ask.answers), usable(ask.extras)
+    pool = required if required and (not extras or rng.random() < 0.85) else extras
     option = rng.choice(pool)
     if isinstance(option, Choice):
         return option.line

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PIL import ImageDraw
 
 from companion.games.base import Grid, Line
+from companion.games.frozen import replace
 from companion.intents import Intent
 from companion.ui.board import BoardScreen, plain_board
 from companion.ui.draw import blank
@@ -47,19 +48,43 @@ def test_two_picks_make_the_line_and_close_the_board() -> None:
     assert done == [Line("Ann", "move", ("a1", "a2"))] and host.popped == 1
 
 
-def test_a_refused_square_keeps_the_board_open_with_the_reason() -> None:
+def test_a_refused_square_keeps_the_board_open_with_the_reason_and_the_pick() -> None:
     done: list[Line] = []
-    board, host = screen(done, refuse="b2 holds no stack you control"), Host()
+    board, host = screen(done, refuse="a stack moves straight along a row or column"), Host()
+    board.on(Intent("select"), host)  # a1
     board.on(Intent("right"), host)
     board.on(Intent("up"), host)
-    board.on(Intent("select"), host)  # b2
-    board.on(Intent("up"), host)
-    board.on(Intent("select"), host)  # b3
-    assert host.popped == 0
-    assert board.message == "b2 holds no stack you control"
+    board.on(Intent("select"), host)  # b2: not in line
+    assert done == [Line("Ann", "move", ("a1", "b2"))] and host.popped == 0
+    assert board.message == "a stack moves straight along a row or column"
+    assert board.picked == ((1, 1),)  # still picked: the next square makes the line from a1
     image = blank()
     board.draw(ImageDraw.Draw(image))
     assert image.getbbox() is not None
+
+
+def test_a_square_no_line_starts_on_is_refused_when_picked_with_the_rules_reason() -> None:
+    done: list[Line] = []
+    grid = replace(GRID, refusals=(((2, 2), "b2 holds no stack you control"),))
+    board, host = BoardScreen(grid, plain_board, dict, lambda line: done.append(line) or "", "Move"), Host()
+    board.on(Intent("right"), host)
+    board.on(Intent("up"), host)
+    board.on(Intent("select"), host)  # b2
+    assert board.message == "b2 holds no stack you control" and board.picked == () and done == []
+    board.on(Intent("up"), host)
+    board.on(Intent("select"), host)  # b3: the game gave no reason, plain words say it
+    assert board.message == "no move starts on b3" and board.picked == ()
+
+
+def test_another_square_a_line_starts_on_takes_the_pick_over() -> None:
+    done: list[Line] = []
+    board, host = screen(done, refuse="never sent"), Host()
+    board.on(Intent("select"), host)  # a1 (it goes to a2 or b1)
+    board.cursor = (3, 3)
+    board.on(Intent("select"), host)  # c3: not where a1 goes, but a stack that can move
+    assert board.picked == ((3, 3),) and done == [] and board.message == ""
+    assert board.cursor == (3, 4)  # c3's only square, the move drawn and named
+    assert board.where(61) == "c3→c4"
 
 
 def test_back_takes_back_the_first_pick_before_leaving() -> None:

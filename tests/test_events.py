@@ -11,7 +11,7 @@ import random
 import pytest
 
 from companion.games import GAMES
-from companion.games.base import Line
+from companion.games.base import Line, usable
 from companion.record import Header, replay_text
 from companion.session import Session
 from companion.ui.draw import WIDTH, length
@@ -21,7 +21,7 @@ from companion.ui.rows import result_rows
 from companion.ui.widgets import Numbers
 from tests.entries import with_states
 from tests.harness import Harness
-from tests.playout import answer, usable
+from tests.playout import answer
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 RECORDS = [p for p in sorted(GOLDEN.glob("*/*.record")) if p.with_suffix(".json").exists()]

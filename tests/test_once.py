@@ -77,7 +77,7 @@ def test_a_device_roll_and_an_undone_roll_used_again_are_applied_once(
     box.intent("undo")
     applied.clear()
     screen = box.app.top
-    assert isinstance(screen, PlayScreen) and screen.items()[0].label.startswith("Use ")
+    assert isinstance(screen, PlayScreen) and screen.items()[screen.cursor].label.startswith("Use ")
     box.intent("select")  # "Use 3, 5 again"
     again = box.store.entry(session.gid, 1)
     assert again is not None and again.lines == entry.lines
@@ -174,7 +174,7 @@ def test_redrawing_and_moving_the_cursor_read_nothing_from_the_store(tmp_path: p
         box.app.frame()
     box.store.db.set_trace_callback(None)
     screen = box.app.top
-    assert isinstance(screen, PlayScreen) and screen.items()[0].label.startswith("Use ")
+    assert isinstance(screen, PlayScreen) and screen.items()[screen.cursor].label.startswith("Use ")
     assert statements == []
     box.close()
 
@@ -204,7 +204,7 @@ def test_rolling_forward_asks_the_store_for_no_undone_roll(store: Store) -> None
         return [sql for sql in statements if sql.startswith("SELECT") and "FROM rolls" in sql]
     assert dice_prompts >= 6 and not lookups()
     screen.undo()
-    assert screen.items()[0].label.startswith("Use ")
+    assert screen.items()[screen.cursor].label.startswith("Use ")
     assert lookups()
     store.db.set_trace_callback(None)
 

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.games import GAMES
+from companion.games.base import Choice, IllegalLine, usable
 from companion.record import Header, format_record, replay_text
 from tests.playout import playout
 
@@ -31,5 +32,10 @@ def test_prompt_answers_are_legal_and_replay_matches(game_id: str, seed: int, ex
         assert ask is None or not ask.answers
         assert game.next_actor(state) is None
     else:
-        assert ask is not None and ask.answers, "a game that is not over must offer a way forward"
+        assert ask is not None and usable(ask.answers), "a game that is not over must offer a way forward"
         assert ask.actor == game.next_actor(state)
+    for listed in (ask.answers + ask.extras) if ask else ():  # listed to say why not: the rules agree
+        if isinstance(listed, Choice) and listed.refusal:
+            with pytest.raises(IllegalLine) as refused:
+                game.apply(state, listed.line)
+            assert str(refused.value) == listed.refusal

@@ -16,7 +16,7 @@ from types import ModuleType
 import pytest
 
 from companion.games import GAMES
-from companion.games.base import Choice, Line, Roll
+from companion.games.base import Choice, Line, Roll, usable
 from companion.record import Header, RecordError, format_record, replay_text, summary
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -43,7 +43,7 @@ def random_race(seed: int, most: int = 400) -> tuple[Header, list[Line]]:
         ask = game.prompt(state)
         assert ask is not None
         answers = ask.answers + ask.extras if rng.random() < 0.3 and ask.extras else ask.answers
-        answer = rng.choice(answers)
+        answer = rng.choice(usable(answers))
         if isinstance(answer, Roll):
             line = answer.line(tuple(rng.randint(1, s) for s in answer.sides))
         else:

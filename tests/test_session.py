@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from companion.dice import device_roll
 from companion.exc import NothingToRedo, NothingToUndo, Refusal
 from companion.games import GAMES
-from companion.games.base import Choice, Game, IllegalLine, Line, Roll
+from companion.games.base import Choice, Game, IllegalLine, Line, Roll, usable
 from companion.record import Header, Replayed, format_record, replay_text, summary
 from companion.session import CHECKPOINTS, RECENT, Session
 from companion.store import Store
@@ -383,7 +383,7 @@ def endless_race(length: int, rng: random.Random) -> list[Line]:
     while len(lines) < length:
         ask = MICROBOT.prompt(state)
         assert ask is not None
-        option = rng.choice(ask.answers)
+        option = rng.choice(usable(ask.answers))
         if isinstance(option, Choice):
             line = option.line
         else:

@@ -102,14 +102,50 @@ def test_a_gleeb_step_is_picked_on_the_board_and_a_bad_landing_refused(box: Harn
     box.press("select")  # the board; the cursor starts on a stack that can move: a1
     assert box.shows("a1") and box.shows("B1", 10) and box.shows("Ann: 1 pip", 10)
     box.press("select")  # pick a1's stack
-    box.press("right")  # b1: Ann's own B3
+    box.press("right")  # b1: Ann's own B3, where B1 may not land
+    assert box.shows("a1→b1")  # the move being made, beside the board
+    box.press("select")  # another stack of hers: the pick goes over to it
+    assert logged(box) == SETUP and not box.app.top.message
+    assert box.shows("b1") and box.shows("B3", 10)
+    box.press("up")  # b2: a grue
+    assert box.shows("b1→b2")
     box.press("select")
-    assert box.shows("B1 cannot land on", 11)  # "... another blue gleeb", over the board
-    assert logged(box) == SETUP  # nothing logged, still on the board
-    box.presses("left", "select")  # a1 again
-    box.presses("up", "select")  # a2: onto G1
-    assert logged(box)[-1] == "Ann move a1 a2"
+    assert box.shows("nothing can land on", 11)  # "... a grue or a pinned stack", over the board
+    assert logged(box) == SETUP  # nothing logged, still on the board, b1 still picked
+    box.presses("up", "select")  # b3: onto G3
+    assert logged(box)[-1] == "Ann move b1 b3"
     assert box.shows("Ann: move a grue", 11)
+
+
+def test_a_stack_that_cannot_move_is_refused_when_picked_not_at_its_destination(box: Harness) -> None:
+    open_game(box, *SETUP)
+    box.press("select")  # the board, on a1
+    box.presses("up", "select")  # a2: Bob's G1
+    assert box.shows("a2 holds no stack", 11)  # "... you control": at once, nothing picked
+    box.press("down")  # a1: Ann's stack can be picked as ever; Bob's was never picked
+    assert box.shows("a1")
+    box.press("select")
+    box.presses("up", "up", "select")  # a3: onto her own yellow Y2
+    assert logged(box)[-1] == "Ann move a1 a3"
+
+
+def test_the_only_square_a_pick_can_go_to_is_shown_as_the_move_and_walked_to_as_ever(
+        box: Harness) -> None:
+    # Ann's B1 on a1 can only go to a2: a3 and b1 are blue, c1 is empty, grues on a4 and d1
+    open_game(box, "table grues a4 d1 d4", "Ann place B1 a1", "Bob place G1 a2", "Ann place B2 a3",
+              "Bob place G2 b2", "Ann place B3 b1", "Bob place G3 c2", "Ann place Y1 c3",
+              "Bob place R1 d3", "Ann place Y2 b3", "Bob place R2 d2", "Ann place Y3 b4",
+              "Bob place R3 c4")
+    box.press("select")
+    assert box.shows("a1")
+    box.press("select")  # the cursor goes to a2 by itself, and says so
+    assert box.shows("a1→a2")
+    box.press("right")  # a press moves one square, as ever: b2, and the move says so
+    assert box.shows("a1→b2")
+    box.press("select")  # refused, and the pick is kept
+    assert box.shows("a stack moves", 11) and logged(box)[-1] == "Bob place R3 c4"
+    box.presses("left", "select")
+    assert logged(box)[-1] == "Ann move a1 a2"
 
 
 def test_a_grue_walk_is_refused_with_the_capture_that_must_be_made(box: Harness) -> None:
@@ -121,8 +157,8 @@ def test_a_grue_walk_is_refused_with_the_capture_that_must_be_made(box: Harness)
     box.presses("down", "select")  # d3: an empty square
     assert box.shows("a grue must land on", 11)  # "... K3 can eat at d1"
     assert logged(box)[-1] == "Ann move a1 a2"
-    box.presses("up", "select", "down", "down", "down", "select")  # d4 to d1: K3 eats Y3,
-    # Ann's own: any capture will do, it is her choice
+    box.presses("down", "down", "select")  # d4, still picked, to d1: K3 eats Y3, Ann's
+    # own: any capture will do, it is her choice
     assert logged(box)[-1] == "Ann grue d4 d1"
     assert box.shows("Bob")
 

@@ -12,9 +12,10 @@ from companion.games import game_by_id
 from companion.games.base import Line
 from companion.record import Header
 from companion.session import Session
+from companion.ui.draw import wrap
 from companion.ui.play import PlayScreen
 from companion.ui.rows import result_rows
-from tests.games.scenarios import BOB_FIRST_ANN_ACTS
+from tests.games.scenarios import BOB_FIRST_ANN_ACTS, BOB_P1, picks
 from tests.harness import Harness
 
 GAME = game_by_id("microbot-racers")
@@ -183,3 +184,58 @@ def test_the_do_rules_page_says_a_repair_keeps_the_run_up(box: Harness) -> None:
         box.press("down")
         words += " " + " ".join(text for text, _ in box.texts())
     assert "A repair keeps it." in words and "breaks it (house" in words
+
+
+# --- what can be logged now, in view (issue 26 section 4) ---
+
+#: Turn 1 played out: Bob's move-3 is the last action, so its hazard, impacts, lap and
+#: switch may still be logged while the table decides who is P1 next.
+BOB_MOVED_LAST = (BOB_P1, *picks("Bob", ["move-3", "drift-right", "turn-left"], "Ann",
+                                 ["move-2", "drift-left", "move-1"]),
+                  "Ann do move-2", "Bob do turn-left", "Ann do drift-left", "Bob do drift-right",
+                  "Ann do move-1", "Bob do move-3")
+
+
+def test_the_lines_of_the_action_just_done_are_named_beside_the_answer_and_one_press_up(
+        box: Harness) -> None:
+    session = open_race(box, *BOB_MOVED_LAST)
+    box.wait(3)  # the result has gone
+    assert box.shows("Who is P1 this turn?", 11) and box.shows("Roll for me")
+    assert box.shows("hazard", 10)  # beside the answer: the likeliest optional line's verb
+    box.press("up")  # the hazard before the privilege, one press away
+    assert box.shows("+ Bob hazard")
+    box.press("select")
+    assert stored(box, session)[-1] == ("Bob hazard", False)
+    assert box.shows("Hazard: 1-5 is safe", 11)
+
+
+def test_no_optional_line_is_named_where_there_is_none(box: Harness) -> None:
+    open_race(box, BOB_P1)
+    box.wait(3)
+    assert box.shows("Bob: pick 1 of 3", 11) and box.shows("move-3")
+    assert not any(label.startswith("+ ") for label in labels(box))
+    assert box.texts()[-1][0] == "move-3" and not box.says("hazard")  # the answer's own hint
+
+
+#: Ann drifted last in turn 1, with no forward move since: her drift of turn 2 must wait.
+ANN_DRIFTED = (BOB_P1, *picks("Bob", ["move-3", "turn-right", "repair"], "Ann",
+                              ["drift-left", "move-1", "turn-left"]),
+               "Ann do move-1", "Bob do move-3", "Ann do drift-left", "Bob do turn-right",
+               "Ann do turn-left", "Bob do repair",
+               BOB_P1, *picks("Bob", ["move-1", "turn-left", "repair"], "Ann", ["drift-right", "move-2", "pass"]))
+
+
+def test_a_drift_that_must_wait_is_struck_through_and_says_why(box: Harness) -> None:
+    session = open_race(box, *ANN_DRIFTED)
+    box.wait(3)
+    assert box.shows("Ann: do an action", 11) and box.shows("move-2")
+    assert labels(box)[-1] == "drift-right"  # listed after what can be done now
+    box.press("down")
+    assert box.shows("drift-right", struck=True) and box.shows("not now", 10)
+    box.press("select")
+    reason = wrap("drift-right: a forward move first", 11)  # the rules' reason, at once, whole
+    assert len(reason) == 2 and all(box.shows(row, 11) for row in reason)
+    assert stored(box, session)[-1] == ("Ann pass", False)  # nothing logged
+    box.press("up")
+    box.press("select")  # the move first
+    assert stored(box, session)[-1] == ("Ann do move-2", False)

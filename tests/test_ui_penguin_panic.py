@@ -64,12 +64,12 @@ def entry_shows(box: Harness, word: str) -> bool:
     return any(box.shows(word, size) for size in (20, VALUE_SIZE, 16, 12, 11))
 
 
-def down_to(box: Harness, label: str, most: int = 16) -> None:
-    """Press down until the play screen's choice is ``label``."""
+def down_to(box: Harness, label: str, most: int = 16, key: str = "down") -> None:
+    """Press down (or ``key``) until the play screen's choice is ``label``."""
     for _ in range(most):
         if box.says(label) and box.shows(label):
             return
-        box.press("down")
+        box.press(key)
     assert box.shows(label), f"{label!r} is not offered"
 
 
@@ -207,11 +207,10 @@ def test_the_check_takes_the_play_screens_rows_under_the_same_top_bar(box: Harne
 def test_full_circle_is_entered_with_its_colour_by_name(box: Harness) -> None:
     session = open_game(box, *ROUND_2P, "Bob roll 1 2 3", "Bob place 2 3 0")
     assert box.shows("Ann: buy a die?", 11)
-    assert box.shows("Roll for me")
-    box.press("down")  # under the answers: the circles, first the first checked (Bob's 1)
-    box.press("down")
+    assert box.shows("Roll for me") and box.shows("complete", 10)  # full circles, one press up
+    box.press("up")  # just above the answer: the circles, first the first checked (Bob's 1)
     assert box.shows("+ full circle 1")
-    down_to(box, "+ full circle 2")  # the one Bob placed in
+    down_to(box, "+ full circle 2", key="up")  # the one Bob placed in
     box.press("select")
     assert box.says("Bob: full circle 2")
     box.presses("up", "up")
@@ -227,7 +226,7 @@ def test_full_circle_is_entered_with_its_colour_by_name(box: Harness) -> None:
 def test_colour_names_follow_the_colours_option(box: Harness) -> None:
     open_game(box, *ROUND_2P, "Bob roll 1 2 3", "Bob place 2 3 0",
               options=(("colours", "white,black,grey,brown,pink"),))
-    box.presses("down", "down", "select")  # the first circle checked: its colour
+    box.presses("up", "select")  # the first circle checked: its colour
     assert entry_shows(box, "white")
     box.press("down")
     assert entry_shows(box, "pink")
@@ -355,24 +354,29 @@ BOB_PLACED = (*ROUND_2P, "Bob roll 1 2 3", "Bob place 1 1 0")
 
 def test_full_circles_are_listed_in_the_order_the_text_checks_them(box: Harness) -> None:
     open_game(box, *BOB_PLACED)
-    assert labels(box) == ["Buy a die", "Roll for me", "Enter faces", "+ full circle 1", "+ full circle 3",
-                           "+ full circle 5", "+ full circle 2", "+ full circle 4"]
-    box.presses("down", "down")  # from "Roll for me", past "Enter faces"
+    # Up from "Roll for me", where the cursor starts: the circles in the order they are
+    # checked, then "Buy a die".
+    assert labels(box) == ["Buy a die", "+ full circle 4", "+ full circle 2", "+ full circle 5",
+                           "+ full circle 3", "+ full circle 1", "Roll for me", "Enter faces"]
+    assert box.shows("Roll for me") and box.shows("complete", 10)
+    box.press("up")
     assert box.shows("+ full circle 1")
-    box.press("down")
+    box.press("up")
     assert box.shows("+ full circle 3")
 
 
-def test_a_circle_that_may_no_longer_come_is_marked_and_says_why(box: Harness) -> None:
+def test_a_circle_that_may_no_longer_come_is_struck_out_and_says_why(box: Harness) -> None:
     session = open_game(box, *BOB_PLACED, "Bob complete 2 blue 2")
     assert [label for label in labels(box) if "circle" in label] == [
-        "+ circle 1 too late", "+ circle 3 too late", "+ circle 5 too late", "+ full circle 4"]
-    box.presses("down", "down")
-    assert box.shows("+ circle 1 too late")
+        "+ full circle 4", "+ full circle 5", "+ full circle 3", "+ full circle 1"]
+    box.press("up")
+    assert box.shows("+ full circle 1", struck=True)
+    assert not box.shows("+ full circle 1")  # the plain label is not there: struck through
     box.press("select")
     assert box.says("circle 1 is checked") and box.says("before circle 2")  # at once: no numbers asked
     assert stored(box, session)[-1] == "Bob complete 2 blue 2"
-    assert box.shows("Ann: buy a die?", 11) or box.shows("Ann")
+    box.presses("up", "up", "up")
+    assert box.shows("+ full circle 4")  # the one still open, in its place in the order
 
 
 def test_once_a_circle_is_logged_the_rules_of_this_step_give_the_order(box: Harness) -> None:

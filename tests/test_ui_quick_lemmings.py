@@ -48,7 +48,8 @@ def play_card(box: Harness, terrain: str, value: int) -> None:
     terrain worth most), then up to the value from where the dial starts."""
     screen = box.app.top
     assert isinstance(screen, PlayScreen)
-    distance = TERRAINS.index(terrain) - screen.cursor
+    labels = [item.label for item in screen.items()]
+    distance = labels.index(terrain.capitalize()) - screen.cursor
     box.presses(*["down" if distance > 0 else "up"] * abs(distance), "select")
     dial = box.app.top
     assert isinstance(dial, Numbers)
@@ -170,7 +171,7 @@ def test_the_pages_flip_to_cards_players_and_tiles(box: Harness) -> None:
 
 def test_a_finish_in_another_players_turn_wins_at_once(box: Harness) -> None:
     open_game(box, "Ann play forest 1", "Ann finish", players=("Ann", "Bob"))
-    box.press("up")  # the extras close the ring, the first one just above the answers
+    box.press("up")  # the extras just above the answer the cursor starts on, the first nearest
     assert box.shows("+ Ann finish")
     box.press("select")
     assert box.shows("Game over")

@@ -13,7 +13,7 @@ Line(actor='Ann', verb='pick', args=('move-2',))
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import StrEnum
 from functools import cached_property
 from operator import attrgetter
@@ -258,6 +258,10 @@ class Choice:
     label: str
     line: Line
     hint: str = ""
+    #: Why the rules refuse this line now, "" when they do not: the screen still lists it,
+    #: struck through, and says why when it is picked (a drift with no forward move since
+    #: the last one), instead of leaving it out without a word. As :attr:`Form.refusal`.
+    refusal: str = ""
 
 
 @valueclass
@@ -324,9 +328,11 @@ class Form:
     fields: tuple[Field, ...]
     prefix: tuple[str, ...] = ()
     #: Why the rules refuse every line of this form now, "" when they do not: the screen
-    #: still lists it (its place in a list means something: a full circle that came too
-    #: late) and says why when it is picked, instead of asking its numbers.
+    #: still lists it, struck through (its place in a list means something: a full circle
+    #: that came too late), and says why when it is picked, instead of asking its numbers.
     refusal: str = ""
+    #: A few words shown beside it ("too late").
+    hint: str = ""
 
     def line(self, values: tuple[int, ...]) -> Line:
         """The record line that these values make."""
@@ -343,6 +349,8 @@ class Grid:
     in the record: ``"cr"`` as two numbers ``C R``, ``"alg"`` as ``a1``. ``legal`` are the
     lines the rules allow now: the screen marks their squares, and a square off that list
     is still sent to the rules, which refuse it with their reason ("costs 5, you have 3").
+    The first square of a line of several has no line of its own to send: ``refusals`` are
+    the rules' reasons for squares no legal line starts on, said as soon as one is picked.
     """
 
     label: str
@@ -358,6 +366,9 @@ class Grid:
     #: A few words about some squares, shown while the cursor is on one before it is
     #: confirmed: what it costs, a danger ("leaf!"); a newline starts a new line.
     notes: tuple[tuple[tuple[int, int], str], ...] = ()
+    #: Why no legal line starts on some squares ("a4 holds no stack you control"), for a
+    #: grid of several steps.
+    refusals: tuple[tuple[tuple[int, int], str], ...] = ()
 
     def name(self, square: tuple[int, int]) -> str:
         """A square as the screen names it.
@@ -374,6 +385,19 @@ class Grid:
     def note(self, square: tuple[int, int]) -> str:
         """The note for a square, "" if it has none."""
         return next((words for at, words in self.notes if at == square), "")
+
+    def refusal(self, square: tuple[int, int]) -> str:
+        """Why no legal line starts on ``square``, in the rules' words (or plain ones when
+        the game gave none); "" when one does.
+
+        >>> grid = Grid("", "Ann", "move", 4, 4, (Line("Ann", "move", ("a1", "a2")),), steps=2, spell="alg")
+        >>> grid.refusal((1, 1)), grid.refusal((3, 3))
+        ('', 'no move starts on c3')
+        """
+        if square in self.marked(()):
+            return ""
+        given = next((words for at, words in self.refusals if at == square), "")
+        return given or f"no {self.verb} starts on {self.name(square)}"
 
     def words(self, square: tuple[int, int]) -> tuple[str, ...]:
         """A square as record words.
@@ -413,13 +437,25 @@ class Grid:
 Answer = Choice | Roll | Form | Grid
 
 
+def usable(answers: Iterable[Answer]) -> tuple[Answer, ...]:
+    """The answers that can be logged now: not those listed only to say why not.
+
+    >>> drift = Choice("drift-left", Line("Ann", "do", ("drift-left",)), refusal="no forward move yet")
+    >>> usable((Choice("pass", Line("Ann", "pass")), drift))
+    (Choice(label='pass', line=Line(actor='Ann', verb='pass', args=()), hint='', refusal=''),)
+    """
+    return tuple(a for a in answers if not (isinstance(a, (Choice, Form)) and a.refusal))
+
+
 @valueclass
 class Prompt:
     """The pending decision: who decides, the question, and the ways to answer it.
 
     ``answers`` are the required line's possible forms; ``extras`` are lines that are
-    allowed now but not required (a privilege, a hazard, a lap). ``topic`` names the rules
-    page that explains this step. A game that is over has no ``answers``; it may still
+    allowed now but not required (a privilege, a hazard, a lap), the likeliest first. Either
+    may list a line the rules refuse now, with its ``refusal`` (:func:`usable` leaves those
+    out), where a player would look for it. ``topic`` names the rules page that explains
+    this step. A game that is over has no ``answers``; it may still
     offer ``extras`` that its rules accept after the end (a last full circle).
     """
 

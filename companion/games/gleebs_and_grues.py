@@ -295,12 +295,19 @@ def settle(board: Board, step: str, mover: int) -> Phase:
 
 
 def board_pick(label: str, actor: str, verb: str, legal: tuple[Line, ...],
-               prefix: tuple[str, ...] = (), notes: Notes = ()) -> Grid:
+               prefix: tuple[str, ...] = (), notes: Notes = (), refusals: Notes = ()) -> Grid:
     """Squares picked on the board picture: one for a placement (after the piece named in
-    ``prefix``), two for a step (from, to). The cursor starts on a legal first square."""
+    ``prefix``), two for a step (from, to), with ``refusals`` for the squares no step
+    starts on. The cursor starts on a legal first square."""
     first = legal[0].args[len(prefix)] if legal else "a1"
     return Grid(label, actor, verb, SIZE, SIZE, legal, steps=1 if prefix else 2, spell="alg",
-                prefix=prefix, start=("abcd".index(first[0]) + 1, int(first[1])), notes=notes)
+                prefix=prefix, start=("abcd".index(first[0]) + 1, int(first[1])), notes=notes,
+                refusals=refusals)
+
+
+def at_square(i: int) -> tuple[int, int]:
+    """A square of the engine (0..15) as the board picture's (column, row)."""
+    return i % SIZE + 1, i // SIZE + 1
 
 
 class Termination(StrEnum):
@@ -460,7 +467,8 @@ class GleebsAndGrues(Game[State]):
                           for piece in unplaced(state.board, state.mover))
             return Prompt(actor, f"{actor}: place a gleeb", grids, topic=PLACE)
         what = "gleeb" if state.step == MOVE else "grue"
-        grid = board_pick(f"Move a {what}", actor, state.step, legal, notes=self._notes(state))
+        grid = board_pick(f"Move a {what}", actor, state.step, legal, notes=self._notes(state),
+                          refusals=self._start_refusals(state, legal))
         return Prompt(actor, f"{actor}: move a {what}", (grid,), topic=state.step)
 
     # --- for computer players ---
@@ -505,7 +513,7 @@ class GleebsAndGrues(Game[State]):
                 owner = f"{state.players[seat]}: {worth} pip{'' if worth == 1 else 's'}"
             else:
                 owner = "pinned" if is_pinned(stack) else "free grue"
-            out.append(((i % SIZE + 1, i // SIZE + 1), " ".join(reversed(stack)) + "\n" + owner))
+            out.append((at_square(i), " ".join(reversed(stack)) + "\n" + owner))
         return tuple(out)
 
     @staticmethod
@@ -545,11 +553,40 @@ class GleebsAndGrues(Game[State]):
         raise self._gleeb_refusal(state, a, b)
 
     @staticmethod
-    def _gleeb_refusal(state: State, a: int, b: int) -> IllegalLine:
+    def _not_yours(state: State, a: int) -> NoStackOfYours | None:
+        """Why the mover may not move the stack on ``a`` at all, if they may not."""
+        if controller(state.board[a]) != state.mover:
+            return NoStackOfYours(f"{SQUARES[a]} holds no stack you control")
+        return None
+
+    def _start_refusals(self, state: State, legal: tuple[Line, ...]) -> Notes:
+        """Why no step of the pending kind starts on each square that none does: said as
+        soon as the square is picked, before any destination."""
+        starts = {line.args[0] for line in legal}
+        board = state.board
+        # The grue step's legal moves all land on gleebs, or none does (all walks).
+        landings = [(INDEX[line.args[0]], INDEX[line.args[1]]) for line in legal
+                    if board[INDEX[line.args[1]]]] if state.step == GRUE_STEP else []
+        out = []
+        for i, name in enumerate(SQUARES):
+            if name in starts:
+                continue
+            if state.step == MOVE:
+                why: IllegalLine = self._not_yours(state, i) or BadLanding(
+                    f"the stack on {name} has nowhere to land")
+            else:
+                why = self._not_free(board, i) or (
+                    self._capture_required(board, i, landings) if landings
+                    else GrueLanding(f"{board[i][0]} on {name} has nowhere to go"))
+            out.append((at_square(i), str(why)))
+        return tuple(out)
+
+    def _gleeb_refusal(self, state: State, a: int, b: int) -> IllegalLine:
         """Why the gleeb step from ``a`` to ``b``, which the moves do not include, is refused."""
         board = state.board
-        if controller(board[a]) != state.mover:
-            return NoStackOfYours(f"{SQUARES[a]} holds no stack you control")
+        not_yours = self._not_yours(state, a)
+        if not_yours is not None:
+            return not_yours
         if b not in REACH[a]:
             return NotInLine("a stack moves straight along a row or column")
         top, target = board[a][-1], board[b]
@@ -567,12 +604,19 @@ class GleebsAndGrues(Game[State]):
         raise self._grue_refusal(state.board, a, b)
 
     @staticmethod
-    def _grue_refusal(board: Board, a: int, b: int) -> IllegalLine:
+    def _not_free(board: Board, a: int) -> NotAFreeGrue | None:
+        """Why no grue may move from ``a`` at all, if none may."""
+        if is_free_grue(board[a]):
+            return None
+        if is_pinned(board[a]):
+            return NotAFreeGrue(f"the grue on {SQUARES[a]} is pinned for good")
+        return NotAFreeGrue(f"{SQUARES[a]} holds no free grue")
+
+    def _grue_refusal(self, board: Board, a: int, b: int) -> IllegalLine:
         """Why the grue step from ``a`` to ``b``, which the moves do not include, is refused."""
-        if not is_free_grue(board[a]):
-            if is_pinned(board[a]):
-                return NotAFreeGrue(f"the grue on {SQUARES[a]} is pinned for good")
-            return NotAFreeGrue(f"{SQUARES[a]} holds no free grue")
+        not_free = self._not_free(board, a)
+        if not_free is not None:
+            return not_free
         if b not in REACH[a]:
             return NotInLine("a grue moves straight along a row or column")
         grue, target = board[a][0], board[b]
@@ -581,9 +625,13 @@ class GleebsAndGrues(Game[State]):
         if not grue_lands(grue, target):
             return GrueLanding(f"{grue} can only land on a size-{size(grue)} gleeb, "
                                f"not {target[-1]}")
-        # A walk to an empty square, while some grue can land on a gleeb: name a landing
-        # of the grue the player picked when it has one.
-        landings = [(x, y) for x, y in grue_moves(board) if board[y]]
+        # A walk to an empty square, while some grue can land on a gleeb.
+        return self._capture_required(board, a, [(x, y) for x, y in grue_moves(board) if board[y]])
+
+    @staticmethod
+    def _capture_required(board: Board, a: int, landings: list[tuple[int, int]]) -> CaptureRequired:
+        """The refusal of a grue step while some grue can land on a gleeb: it names a landing
+        of the grue on ``a`` when it has one, else another grue's."""
         x, y = next(((x, y) for x, y in landings if x == a), landings[0])
         verb = "eat" if len(board[y]) == 1 else "pin"
         return CaptureRequired(f"a grue must land on a same-size gleeb: "

@@ -416,7 +416,9 @@ class MicrobotRacers(Game[State]):
                 if self._may_claim(state, s)
             )
             roll = Roll(TABLE, "roll", (6, 6), names, label="Roll for P1", chance="lower roll is P1")
-            return Prompt(TABLE, "Who is P1 this turn?", (roll,), claims + extras, "first")
+            # The lines of the action just carried out first: they are logged far more
+            # often than the once-a-race privilege.
+            return Prompt(TABLE, "Who is P1 this turn?", (roll,), extras + claims, "first")
         if state.phase == "pick":
             picker = self._picker(state)
             mine = sum(1 for s, _ in state.picks if s == picker) + 1
@@ -433,14 +435,19 @@ class MicrobotRacers(Game[State]):
         seat = state.to_act
         robot = state.robots[seat]
         doable: list[Choice] = []
+        waiting: list[Choice] = []  # picked, but not yet possible: struck out, with the reason
         for action in dict.fromkeys(robot.left):
-            if self._do_refusal(robot, names[seat], action) is None:
-                hint = f"{chance(robot.health - 2)} to land" if kind(action) == "jump" else ""
-                doable.append(Choice(action, Line(names[seat], "do", (action,)), hint))
-                if action == "repair":
-                    doable.append(Choice("repair at pit", Line(names[seat], "do", ("repair", "pit")),
-                                         "full health"))
-        return Prompt(names[seat], f"{names[seat]}: do an action", tuple(doable), extras, "do")
+            line = Line(names[seat], "do", (action,))
+            refusal = self._do_refusal(robot, names[seat], action)
+            if refusal is not None:
+                waiting.append(Choice(action, line, refusal=str(refusal)))
+                continue
+            hint = f"{chance(robot.health - 2)} to land" if kind(action) == "jump" else ""
+            doable.append(Choice(action, line, hint))
+            if action == "repair":
+                doable.append(Choice("repair at pit", Line(names[seat], "do", ("repair", "pit")),
+                                     "full health"))
+        return Prompt(names[seat], f"{names[seat]}: do an action", (*doable, *waiting), extras, "do")
 
     # --- helpers that read the state ---
 
@@ -515,8 +522,9 @@ class MicrobotRacers(Game[State]):
         if can_do(robot, action):
             return None
         if kind(action) == "jump":
-            return NoRunUp(f"{name} cannot {action} now: {loss(robot, action)}")
-        return DriftTooSoon(f"{name} must move forward between two drifts")
+            # Short, as the screen says it under a struck-out action (two lines of the panel).
+            return NoRunUp(f"{action}: {loss(robot, action)}")
+        return DriftTooSoon(f"{action}: a forward move first")
 
     @staticmethod
     def _lost(state: State, seat: int, action: str) -> Forfeited | None:

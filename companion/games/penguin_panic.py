@@ -455,7 +455,7 @@ class PenguinPanic(Game[State]):
         names = state.players
         if state.stage == "draw" or state.round_done:
             draw = Choice(f"draw {LINE}", Line(TABLE, "line"), f"leaves {state.bag - LINE}")
-            return Prompt(TABLE, "Draw the line", (draw,), self._circles_under(state), "line")
+            return Prompt(TABLE, "Draw the line", (draw,), self._complete_extras(state), "line")
         if state.stage == "ability":
             seat = state.order[state.claimed]
             answers = tuple(  # the free space first; only the spaces apply's test lets through
@@ -589,11 +589,12 @@ class PenguinPanic(Game[State]):
 
         The extra die is optional, but it is asked first because it can only be bought
         before rolling: skipping the question is one press, rolling at once. The last
-        placer's full circles come next under the answers, in the order they are checked.
+        placer's full circles are the likeliest extras, in the order they are checked; then
+        the abilities (``before``: the placer's).
         """
         name = state.players[turn.seat]
         roll = self._dice(state, turn)
-        extras = before + self._ability_extras(state, turn.seat) + self._circles_under(state)
+        extras = self._complete_extras(state) + before + self._ability_extras(state, turn.seat)
         cost = self._buy_cost(state, turn.seat)
         if turn.dice:
             return Prompt(name, f"{name}: all 6, roll again", (roll,), extras, "roll")
@@ -616,16 +617,9 @@ class PenguinPanic(Game[State]):
         forms = []
         for circle in self._check_order(state, turn):
             refusal = self._order_refusal(state, turn, circle)
-            label = f"circle {circle} too late" if refusal else f"full circle {circle}"
-            forms.append(Form(label, name, "complete", fields, (str(circle),),
-                              str(refusal) if refusal else ""))
+            forms.append(Form(f"full circle {circle}", name, "complete", fields, (str(circle),),
+                              str(refusal) if refusal else "", "too late" if refusal else ""))
         return tuple(forms)
-
-    def _circles_under(self, state: State) -> tuple[Form, ...]:
-        """The full-circle forms as extras beside answers: the screen lists those under the
-        answers last first, so reversed they read down in the order they are checked, the
-        first next to the answers (as the end screen lists them, with no answers)."""
-        return self._complete_extras(state)[::-1]
 
     def _costs(self, state: State) -> list[int | None]:
         """In the bribe phase, what each space 1-7 costs the player choosing (None: taken)."""

@@ -2,8 +2,18 @@
 
 The left of the screen is the board, drawn by the game's painter (or a plain grid); the
 right says whose turn it is, names the square under the cursor and carries the message.
-Arrow keys move the cursor; up and down also walk on to the next column at the edge, so a
-three-button build reaches every square.
+Arrow keys move the cursor one square, and nothing else moves it but a pick; up and down
+also walk on to the next column at the edge, so a three-button build reaches every square.
+
+A line of several squares (a stack and where it goes) is picked square by square, and what
+a press of select does on a square is always the one thing the rules make of it: a square
+no line starts on is refused at once, with the rules' reason; once a square is picked, a
+square it can go to makes the line, another square a line starts on takes the pick over,
+and the picked square itself is let go. A refused line keeps its first squares picked. The
+move being made is named beside the board in large type ("a1→a3"), so that the cursor
+going by itself to the only square the pick can go to is in plain view. (A line drawn on
+the board from one square to the other was tried: on 16-pixel squares it crossed out the
+very pieces it joined.)
 """
 
 from __future__ import annotations
@@ -16,7 +26,7 @@ from PIL import ImageDraw
 
 from companion.games.base import Grid, Line
 from companion.intents import Intent
-from companion.ui.draw import BLACK, HEIGHT, WHITE, WIDTH, notice, text, wrap
+from companion.ui.draw import BLACK, HEIGHT, WHITE, WIDTH, length, notice, text, wrap
 from companion.ui.figures import SummaryT
 from companion.ui.widgets import Host, Screen
 
@@ -94,30 +104,28 @@ class BoardScreen(Screen, Generic[SummaryT]):
         left = box[2] + 3
         width = WIDTH - left
         text(draw, (left, 10), self.grid.actor, 12, width=width)
-        text(draw, (left, 23), self.grid.name(self.cursor), 12, width=width)
+        text(draw, (left, 23), self.where(width), 12, width=width)
         body = self.grid.note(self.cursor) or self.question
         for row, line in enumerate(wrap(body, 10, width - 2)[:3]):
             text(draw, (left, 36 + row * 11), line, 10, width=width)
         if self.message:  # a refusal, across the foot of the board: the side is too narrow
             notice(draw, HEIGHT - 3, self.message)
 
+    def where(self, width: int) -> str:
+        """The square under the cursor; with a square picked, the move: "a1→a3" (or "→a3"
+        where both names do not fit beside the board)."""
+        here = self.grid.name(self.cursor)
+        if not self.picked or self.cursor == self.picked[-1]:
+            return here
+        move = f"{self.grid.name(self.picked[-1])}→{here}"
+        return move if length(move, 12) <= width else f"→{here}"
+
     def on(self, intent: Intent, host: Host) -> None:
         kind = intent.kind
         if kind in ("up", "down", "left", "right"):
             self.cursor = self.moved(self.cursor, kind)
-        elif kind == "select" and self.cursor in self.picked:  # picked by mistake: unpick
-            self.picked = self.picked[:self.picked.index(self.cursor)]
         elif kind == "select":
-            self.picked += (self.cursor,)
-            if len(self.picked) == self.grid.steps:
-                picked, self.picked = self.picked, ()
-                refusal = self.done(self.grid.line(picked))
-                if refusal:
-                    self.message = refusal
-                else:
-                    host.pop()
-            else:
-                self.cursor = self._only() or self.cursor
+            self.select(host)
         elif kind == "context" and self.menu is not None:
             self.menu()
         elif kind in ("back", "context"):
@@ -125,6 +133,28 @@ class BoardScreen(Screen, Generic[SummaryT]):
                 self.picked = self.picked[:-1]
             else:
                 host.pop()
+
+    def select(self, host: Host) -> None:
+        """Select on the square under the cursor: what the rules make of it there."""
+        square = self.cursor
+        if square in self.picked:  # picked by mistake: let it go
+            self.picked = self.picked[:self.picked.index(square)]
+            return
+        if self.picked and square not in self.grid.marked(self.picked) and square in self.grid.marked(()):
+            self.picked = ()  # another square a line starts on (a stack of one's own): pick it instead
+        if len(self.picked) + 1 < self.grid.steps:
+            refusal = self.grid.refusal(square) if not self.picked else ""
+            if refusal:  # now, not after a destination: nothing is picked
+                self.message = refusal
+                return
+            self.picked += (square,)
+            self.cursor = self._only() or square
+            return
+        refusal = self.done(self.grid.line(self.picked + (square,)))
+        if refusal:  # the square is refused, the pick stays
+            self.message = refusal
+        else:
+            host.pop()
 
     def _only(self) -> Square | None:
         """The one square the rules allow next, if there is just one: the cursor goes

@@ -145,10 +145,16 @@ def recording() -> Iterator[list[Drawn]]:
 
 
 def text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], words: str, size: int,
-         fill: int = WHITE, width: int = WIDTH, anchor: str = "ls") -> None:
-    """Draw one line at a baseline, cut to ``width``."""
+         fill: int = WHITE, width: int = WIDTH, anchor: str = "ls", struck: bool = False) -> None:
+    """Draw one line at a baseline, cut to ``width``; ``struck``: with a line through its
+    lower-case letters (what the rules refuse now), part of the string as drawn."""
     shown = fit(words, size, width)
     mask, left, top = rendered(shown, size, anchor)
+    if mask is not None and struck:
+        mask = mask.copy()
+        # Low in the lower-case letters: through them, but under a hyphen, which stays.
+        row = xy[1] - size // 4 - (xy[1] + top)
+        ImageDraw.Draw(mask).line((0, row, mask.width - 1, row), fill=1)
     if mask is not None:
         x, y = xy[0] + left, xy[1] + top
         draw.bitmap((x, y), mask, fill=fill)
@@ -209,9 +215,11 @@ def arrows(draw: ImageDraw.ImageDraw, x: int, top: int, bottom: int, up: bool, d
 
 
 def label_and_hint(draw: ImageDraw.ImageDraw, xy: tuple[int, int], right: int, label: str,
-                   hint: str, size: int, fill: int = WHITE, hint_baseline: int = 0) -> None:
-    """A choice and, if it fits beside it, its small hint, right-aligned at ``right`` (on
-    the label's baseline, or on ``hint_baseline``).
+                   hint: str, size: int, fill: int = WHITE, hint_baseline: int = 0,
+                   struck: bool = False) -> None:
+    """A choice (``struck`` through when the rules refuse it now) and, if it fits beside
+    it, its small hint, right-aligned at ``right`` (on the label's baseline, or on
+    ``hint_baseline``).
 
     The label always wins: a hint that would crowd it is left out.
     """
@@ -220,7 +228,7 @@ def label_and_hint(draw: ImageDraw.ImageDraw, xy: tuple[int, int], right: int, l
     hint_width = length(hint, 10) if hint else 0
     if hint and x + label_width + 4 + hint_width <= right:
         text(draw, (right, hint_baseline or baseline), hint, 10, fill, anchor="rs")
-    text(draw, (x, baseline), label, size, fill, right - x)
+    text(draw, (x, baseline), label, size, fill, right - x, struck=struck)
 
 
 def notice(draw: ImageDraw.ImageDraw, baseline: int, message: str) -> None:

@@ -18,7 +18,20 @@ from PIL import ImageDraw
 from companion import ai
 from companion.dice import FAIR, rolled_faces
 from companion.exc import Refusal
-from companion.games.base import TABLE, Answer, Choice, Field, Form, Grid, IllegalLine, Line, Prompt, Roll, Summary
+from companion.games.base import (
+    TABLE,
+    Answer,
+    Choice,
+    Field,
+    Form,
+    Grid,
+    IllegalLine,
+    Line,
+    Prompt,
+    Roll,
+    Summary,
+    usable,
+)
 from companion.games.frozen import replace
 from companion.intents import Intent
 from companion.record import describe
@@ -85,6 +98,16 @@ def listed_faces(ask: Roll) -> tuple[Choice, ...]:
     return tuple(Choice(f"Rolled {face}", ask.line((face,)), ask.chance) for face in range(1, ask.sides[0] + 1))
 
 
+def optional_verb(answer: Answer) -> str:
+    """The verb of the line an answer logs."""
+    return answer.line.verb if isinstance(answer, Choice) else answer.verb
+
+
+def refused(item: Item) -> bool:
+    """Whether a line of the answers is one the rules refuse now (listed to say why)."""
+    return isinstance(item.answer, (Choice, Form)) and bool(item.answer.refusal)
+
+
 def middle_face(faces: Sequence[Choice]) -> Choice:
     """Where a listed die starts: no face is likelier than another, so on the middle one
     (the lower of two), from which every face is fewest presses away on average ("Roll
@@ -113,6 +136,7 @@ class PlayScreen(Screen):
         self.result_until: float | None = None
         self._told: object = None  # the session's entry that ``result`` tells
         self._items: list[Item] | None = None
+        self._optional = range(0)  # where the extras are among the items
         self.seats = ai.seats_of(session.stored_header())  # the companion plays
         self._advice: tuple[Any, ai.Advice | None] | None = None
         #: This table's way with dice: True once it types faces in, False once the
@@ -126,11 +150,12 @@ class PlayScreen(Screen):
         return self.session.game.title
 
     def items(self) -> list[Item]:
-        """The answers to the pending prompt, extras after them (the likeliest last, so one
-        press up from the top); the end menu when over, with any line the rules still accept
-        after the end right after undo."""
+        """The answers to the pending prompt, the extras just above the one the cursor
+        starts on (the likeliest nearest, so one press up); the end menu when over, with any
+        line the rules still accept after the end right after undo."""
         if self._items is None:
             ask = self.session.prompt()
+            self._optional = range(0)
             if ask is None or not ask.answers:
                 extras = [item for answer in (ask.extras if ask else ()) for item in self._answer(answer, "+ ")]
                 self._items = [Item("Undo last entry", self.undo, "mis-logged?"), *extras,
@@ -140,12 +165,16 @@ class PlayScreen(Screen):
                                Item("Leave", self.leave)]
             else:
                 mine = self.companion_items(ask)  # first, and where the cursor starts
-                self._items = [item for answer in ask.answers for item in self._answer(answer)]
-                self.cursor = 0 if mine else self.likely(ask, self._items)
-                # The extras close the ring: the likeliest (the game lists it first) is one
-                # press up from the first answer, the next two up, and so on.
+                required = [item for answer in ask.answers for item in self._answer(answer)]
+                start = 0 if mine else self.likely(ask, required)
+                required = mine + required
+                # The answers keep their order round the ring; the extras go in just above
+                # the answer the cursor starts on, the likeliest (the game lists it first)
+                # nearest: one press up reaches it, the next two, and so on.
                 above = [item for answer in reversed(ask.extras) for item in self._answer(answer, "+ ")]
-                self._items = mine + self._items + above
+                self._items = required[:start] + above + required[start:]
+                self._optional = range(start, start + len(above))
+                self.cursor = start + len(above)
             self.cursor = min(self.cursor, len(self._items) - 1)
         return self._items
 
@@ -171,6 +200,10 @@ class PlayScreen(Screen):
         return next((i for i, item in enumerate(required) if item.answer == likeliest), 0)
 
     def _answer(self, answer: Answer, mark: str = "") -> list[Item]:
+        if isinstance(answer, (Choice, Form)) and answer.refusal:
+            # Listed where a player would look for it, struck out; picked, it says why not.
+            return [Item(mark + answer.label, partial(self.refuse, answer.refusal),
+                         answer.hint or "not now", answer)]
         if isinstance(answer, Choice):
             return [Item(mark + answer.label, lambda: self.check(answer.line), answer.hint, answer)]
         if isinstance(answer, Roll):
@@ -194,9 +227,7 @@ class PlayScreen(Screen):
         if isinstance(answer, Grid):
             return [Item(mark + answer.label, lambda: self.pick_squares(answer), "on the board",
                          answer)]
-        if answer.refusal:  # listed for its place in the list; picked, it says why not
-            return [Item(mark + answer.label, lambda: self.refuse(answer.refusal), "", answer)]
-        return [Item(mark + answer.label, lambda: self.fill_form(answer), "", answer)]
+        return [Item(mark + answer.label, lambda: self.fill_form(answer), answer.hint, answer)]
 
     # --- actions, each committed before the screen changes ---
 
@@ -461,7 +492,20 @@ class PlayScreen(Screen):
             return
         item = items[self.cursor]
         hint = item.hint or f"{self.cursor + 1}/{len(items)}"
-        answer_row(draw, item.label, hint, self.cursor > 0, self.cursor < len(items) - 1)
+        # On the answer just under the extras, where the cursor starts, their names take
+        # the hint's place: one press up logs them, and nobody skips one unseen.
+        optional = self.optional_names(ask) if self._optional and self.cursor == self._optional.stop else ()
+        answer_row(draw, item.label, hint, self.cursor > 0, self.cursor < len(items) - 1,
+                   refused(item), optional)
+
+    @staticmethod
+    def optional_names(ask: Prompt | None) -> tuple[str, ...]:
+        """What optional lines can be logged now, by their verbs, the record's own short
+        words ("hazard", "lap", "impact"), the likeliest first: what the answer row names
+        beside a required answer, where there is room only for a word or two."""
+        if ask is None or not ask.answers:
+            return ()
+        return tuple(dict.fromkeys(optional_verb(answer) for answer in usable(ask.extras)))
 
     def question(self, ask: Prompt | None) -> str:
         """The question in words: the prompt's, the companion's move, or who won."""

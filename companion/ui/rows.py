@@ -9,6 +9,8 @@ into the page under them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PIL import ImageDraw
 
 from companion.ui.draw import BLACK, HEADER, HEIGHT, WHITE, WIDTH, arrows, label_and_hint, length, text, wrap
@@ -34,6 +36,11 @@ ANSWER_BASELINE = HEIGHT - 2
 #: The top of the answer's "more above" arrow: in the last page, with the "more below"
 #: one (small ones, so that a clear row parts them).
 ARROWS_TOP = 56
+#: Where the answer's label starts, right of the arrows.
+LABEL_LEFT = 9
+#: The width of the triangle that points to the optional lines, and of three dots that
+#: say some of their names are left out.
+MARK, DOTS = 5, 6
 
 
 def result_rows(words: str) -> tuple[int, list[str]]:
@@ -72,10 +79,43 @@ def question_line(draw: ImageDraw.ImageDraw, question: str) -> None:
     text(draw, (2, QUESTION_BASELINE), question, size)
 
 
-def answer_row(draw: ImageDraw.ImageDraw, label: str, hint: str, up: bool, down: bool) -> None:
+def answer_row(draw: ImageDraw.ImageDraw, label: str, hint: str, up: bool, down: bool,
+               struck: bool = False, optional: Sequence[str] = ()) -> None:
     """The answer under the cursor, under the line that ends the question: its small hint
     on the right and the arrows that say there are more answers above or below, both in
-    the last page of memory (the label's tops reach the page above)."""
+    the last page of memory (the label's tops reach the page above). A ``struck`` answer,
+    one the rules refuse now, has a line through it. With ``optional`` lines one press up,
+    their names take the hint's place (:func:`optional_hint`)."""
     draw.line((0, ANSWER_LINE, WIDTH - 1, ANSWER_LINE), fill=WHITE)
-    label_and_hint(draw, (9, ANSWER_BASELINE), WIDTH - 1, label, hint, 12, hint_baseline=HEIGHT - 1)
+    if optional:
+        optional_hint(draw, int(length(label, 12)), optional)
+        hint = ""
+    label_and_hint(draw, (LABEL_LEFT, ANSWER_BASELINE), WIDTH - 1, label, hint, 12,
+                   hint_baseline=HEIGHT - 1, struck=struck)
     arrows(draw, 0, ARROWS_TOP, HEIGHT - 1, up, down, 2)
+
+
+def optional_hint(draw: ImageDraw.ImageDraw, label_width: int, names: Sequence[str]) -> None:
+    """Beside the answer under optional lines: a triangle pointing up to them, and their
+    names, the likeliest first, as many whole ones as fit (three dots when some are left
+    out and there is room), so that no one skips a hazard without seeing it is there."""
+    right = WIDTH - 1
+    room = right - (LABEL_LEFT + label_width + 3) - MARK - 1
+    shown = ""
+    for name in names:
+        trial = f"{shown}, {name}" if shown else name
+        if length(trial, 10) > room:
+            break
+        shown = trial
+    if not shown and room < DOTS:
+        return
+    while shown != ", ".join(names) and length(shown, 10) + DOTS > room and ", " in shown:
+        shown = shown.rsplit(", ", 1)[0]  # room for the dots that say more are there
+    cut = shown != ", ".join(names) and length(shown, 10) + DOTS <= room
+    x = right - int(length(shown, 10)) - (DOTS if cut else 0) - MARK - 1
+    tip, base = HEIGHT - 8, HEIGHT - 3
+    draw.polygon([(x, base), (x + MARK // 2, tip), (x + MARK - 1, base)], fill=WHITE)
+    text(draw, (x + MARK + 2, HEIGHT - 1), shown, 10)
+    if cut:
+        for dot in range(3):
+            draw.point((right - 1 - 2 * dot, HEIGHT - 2), fill=WHITE)

@@ -293,6 +293,45 @@ def test_a_gleeb_step_is_two_picks_on_the_board_from_the_legal_steps() -> None:
     assert str(grid.line(((1, 1), (1, 2)))) == "Ann move a1 a2"
 
 
+def test_a_square_no_step_starts_on_says_why_before_any_destination() -> None:
+    (grid,) = grids(state(SPEC_SETUP))
+    assert grid.refusal((1, 1)) == ""  # Ann's B1 can move
+    assert grid.refusal((1, 2)) == "a2 holds no stack you control"  # Bob's G1, as apply says it
+    assert grid.refusal((2, 2)) == "b2 holds no stack you control"  # a grue
+    assert grid.refusal((4, 3)) == "d3 holds no stack you control"  # empty
+    boxed = at("a1=B1 b1=B2 a2=K1 b3=R1 d4=G1")  # B2 can land on R1; B1 only on blue or a grue
+    (grid,) = grids(boxed)
+    assert grid.refusal((2, 1)) == ""
+    assert grid.refusal((1, 1)) == "the stack on a1 has nowhere to land"
+    refuse_at(boxed, "Ann move a1 b1", BadLanding)  # (each destination says its own reason)
+
+
+def test_a_grue_that_may_not_move_says_why_when_picked() -> None:
+    position = at("a1=B3 a4=G2 c3=R2 c1=K1 d4=K2 b2=G1,K3", step="grue")
+    (grid,) = grids(position)
+    assert grid.marked(()) == {(4, 4)}  # only K2 can land on a gleeb: G2 on a4
+    assert grid.refusal((2, 2)) == "the grue on b2 is pinned for good"
+    assert grid.refusal((1, 1)) == "a1 holds no free grue"
+    assert grid.refusal((3, 1)) == "a grue must land on a same-size gleeb: K2 can eat at a4"
+    walks = at("a1=K1 d4=K3 c3=B2,K2", step="grue")  # nothing to eat: walks for all
+    (grid,) = grids(walks)
+    assert grid.refusal((1, 1)) == "" and grid.refusal((3, 3)) == "the grue on c3 is pinned for good"
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_a_square_is_refused_as_a_start_exactly_when_every_step_from_it_is(seed: int) -> None:
+    for position in random_game(seed)[1:-1]:
+        if position.step not in ("move", "grue"):
+            continue
+        (grid,) = grids(position)
+        legal = set(GAME.legal_lines(position))
+        for i, name in enumerate(SQUARES):
+            starts = any(line.args[0] == name for line in legal)
+            assert (grid.refusal((i % 4 + 1, i // 4 + 1)) == "") == starts, name
+            assert starts or f"no {position.step} starts" not in grid.refusal((i % 4 + 1, i // 4 + 1))
+
+
 # --- the grue step [S] ---
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pathlib
 import random
+import re
 
 import pytest
 
@@ -20,6 +21,7 @@ from companion.games.base import (
     NotYourTurn,
     Outcome,
     Roll,
+    usable,
 )
 from companion.games.microbot_racers import (
     CheckPending,
@@ -89,7 +91,13 @@ def ann_at(health: int) -> list[str]:
 
 
 def lines_of(ask) -> list[str]:
-    return [str(a.line) for a in ask.answers if isinstance(a, Choice)]
+    """The required lines the prompt offers that can be logged now."""
+    return [str(a.line) for a in usable(ask.answers) if isinstance(a, Choice)]
+
+
+def refused_of(ask) -> dict[str, str]:
+    """The required lines the prompt lists although the rules refuse them now, with why."""
+    return {str(a.line): a.refusal for a in ask.answers if isinstance(a, Choice) and a.refusal}
 
 
 def extras_of(ask) -> list[str]:
@@ -412,7 +420,7 @@ def test_undoable_actions_forfeited_only_when_all_left_are_undoable() -> None:
     waits = [ANN_P1, *picks("Ann", ["jump-2", "move-1", "pass"], "Bob", PASS3)]
     with pytest.raises(NoRunUp) as err:
         GAME.apply(state(waits, **HARD), Line.parse("Ann do jump-2"))
-    assert str(err.value) == "Ann cannot jump-2 now: no run-up before a first move"
+    assert str(err.value) == "jump-2: no run-up before a first move"
 
 
 def refusal(lines: list[str], bad: str, **options: object) -> str:
@@ -437,7 +445,11 @@ def test_a_forfeit_is_named_whoever_is_to_act() -> None:
     # with a repair left, Ann's second drift waits (and is lost after the repair)
     waits = [ANN_P1, *picks("Ann", ["drift-left", "drift-right", "repair"], "Bob", ["move-2", "move-1", "pass"]),
              "Bob do move-2", "Ann do drift-left", "Bob do move-1"]
-    assert refusal(waits, "Ann do drift-right") == "Ann must move forward between two drifts"
+    assert refusal(waits, "Ann do drift-right") == "drift-right: a forward move first"
+    # the prompt lists it after the repair, with the reason, instead of leaving it out
+    ask = GAME.prompt(state(waits))
+    assert lines_of(ask) == ["Ann do repair", "Ann do repair pit"]
+    assert refused_of(ask) == {"Ann do drift-right": "drift-right: a forward move first"}
     assert refusal(waits + ["Ann do repair"], "Ann do drift-right") == lost
     # with nothing else left it is lost at once, while Bob still has a move to do
     lines = [ANN_P1, *picks("Ann", ["drift-left", "drift-right", "pass"], "Bob", ["move-2", "move-1", "pass"]),
@@ -474,7 +486,7 @@ def test_forfeits_are_the_turns_own() -> None:
     lines = TURNED + [ANN_P1]
     assert refusal(lines, "Ann do jump-2", **HARD) == "actions are carried out after all six picks"
     again = lines + picks("Ann", ["jump-2", "move-1", "pass"], "Bob", PASS3)
-    assert refusal(again, "Ann do jump-2", **HARD) == "Ann cannot jump-2 now: no run-up since the turn"
+    assert refusal(again, "Ann do jump-2", **HARD) == "jump-2: no run-up since the turn"
 
 
 # --- hazards ---
@@ -818,8 +830,8 @@ def test_prompt_offers_action_lines_only_when_legal() -> None:
     turned = [BOB_P1, *picks("Bob", PASS3, "Ann", ["turn-left", "repair", "pass"]), "Ann do turn-left"]
     assert extras_of(GAME.prompt(state(turned))) == []
     assert extras_of(GAME.prompt(state(turned[:-1] + ["Ann do repair"]))) == []
-    # turn over: the next turn's privileges and the last action's lines
-    assert extras_of(GAME.prompt(state(ann_at(6)))) == ["Ann first", "Bob first", *moving]
+    # turn over: the last action's lines, likelier, before the next turn's privileges
+    assert extras_of(GAME.prompt(state(ann_at(6)))) == [*moving, "Ann first", "Bob first"]
     assert extras_of(GAME.prompt(state(jump_at(6) + ["Ann roll 6"], **HARD))) == ["Ann first", "Bob first"]
 
 
@@ -839,7 +851,10 @@ def test_prompt_answers_are_legal_and_actor_is_next() -> None:
             if ask is None:
                 continue
             for option in ask.answers + ask.extras:
-                if isinstance(option, Choice):
+                if isinstance(option, Choice) and option.refusal:  # listed to say why not
+                    with pytest.raises(IllegalLine, match=re.escape(option.refusal)):
+                        GAME.apply(rec.state, option.line)
+                elif isinstance(option, Choice):
                     GAME.apply(rec.state, option.line)
 
 

@@ -523,10 +523,10 @@ def test_a_circle_out_of_order_is_refused_naming_the_one_that_comes_first() -> N
 
 
 def full_circles(*lines: str, **header: Any) -> list[Form]:
-    """The full-circle forms as the screen lists them under the answers (extras last first)."""
+    """The full-circle forms in the order of the extras: the likeliest, nearest the answers, first."""
     ask = GAME.prompt(state_after(*lines, **header))
     assert ask is not None and ask.answers
-    return [e for e in ask.extras if isinstance(e, Form) and e.verb == "complete"][::-1]
+    return [e for e in ask.extras if isinstance(e, Form) and e.verb == "complete"]
 
 
 def test_full_circles_are_listed_in_the_order_they_are_checked() -> None:
@@ -555,8 +555,9 @@ def test_after_a_full_circle_the_rules_of_this_step_are_the_checking_order() -> 
 
 def test_a_circle_that_may_no_longer_come_is_listed_marked_with_the_reason() -> None:
     forms = full_circles(*BOB_PLACED, "Bob complete 3 red 2", "Bob complete 2 blue 2")
-    assert [(f.prefix, f.label) for f in forms] == [
-        (("1",), "circle 1 too late"), (("5",), "circle 5 too late"), (("4",), "full circle 4")]
+    assert [(f.prefix, f.label, f.hint) for f in forms] == [
+        (("1",), "full circle 1", "too late"), (("5",), "full circle 5", "too late"),
+        (("4",), "full circle 4", "")]
     assert [f.refusal for f in forms] == [
         "circle 1 is checked before circle 2", "circle 5 is checked before circle 2", ""]
     state = state_after(*BOB_PLACED, "Bob complete 3 red 2", "Bob complete 2 blue 2")
@@ -590,7 +591,7 @@ def test_full_circle_is_a_form_a_circle_with_the_colour_by_name() -> None:
     ask = GAME.prompt(state_after(*ROUND_2P, "Bob roll 1 2 3", "Bob place 3 1 0",
                                   "Bob complete 1 red 2"))
     assert ask is not None and ask.actor == "Ann"
-    forms = [e for e in ask.extras if isinstance(e, Form) and e.verb == "complete"][::-1]
+    forms = [e for e in ask.extras if isinstance(e, Form) and e.verb == "complete"]
     assert [f.prefix for f in forms] == [("3",), ("5",), ("2",), ("4",)]  # 1 is logged
     form = forms[0]
     colour, out = form.fields
