@@ -445,22 +445,32 @@ def audited_lines(store: Store, gid: int, head: int) -> list[str]:
     """A stored game's action lines up to ``head`` with the dice audit as comments: device
     rolls marked, and every undone device roll where it was made (the phone view shows the
     same lines as the export, without replaying the game)."""
-    entries = store.entries(gid, head)
-    made = store.rolls(gid)
-    forced = {entry.seq: roll_in_force(made, entry) for entry in entries if entry.rolled}
+    blocks, after = audited_blocks(store.entries(gid, head), store.rolls(gid), head)
+    return [line for block in blocks for line in block] + after
+
+
+def audited_blocks(entries: Sequence[Entry], made: Sequence[MadeRoll],
+                   head: int) -> tuple[list[list[str]], list[str]]:
+    """The lines of each of ``entries`` with the dice audit as comments, one block an entry
+    (a device roll marked; the rolls undone at that place first, as comments), and the
+    rolls undone past ``head``, which come after the last entry. ``made``: the rolls made at
+    these entries and any later one, in the order made (a block needs no other)."""
+    at: dict[int, list[MadeRoll]] = {}
+    for roll in made:
+        at.setdefault(roll.seq, []).append(roll)
+    forced = {entry.seq: roll_in_force(at.get(entry.seq, ()), entry) for entry in entries if entry.rolled}
     undone: dict[int, list[str]] = {}
     for roll in made:
-        if roll not in forced.values():
+        if roll != forced.get(roll.seq):
             place = min(roll.seq, head + 1)  # beyond the end: at the end
             undone.setdefault(place, []).extend(f"# undone: {text}" for text in roll.lines)
-    actions: list[str] = []
+    blocks: list[list[str]] = []
     for entry in entries:
-        actions += undone.pop(entry.seq, [])
         kept = forced.get(entry.seq)
         how = "" if not entry.rolled else "rolled again" if kept and kept.again else "rolled"
-        actions += [f"{line}  # {how} by the companion" if how else line for line in entry.lines]
-    actions += [line for place in sorted(undone) for line in undone[place]]
-    return actions
+        blocks.append(undone.pop(entry.seq, [])
+                      + [f"{line}  # {how} by the companion" if how else line for line in entry.lines])
+    return blocks, [line for place in sorted(undone) for line in undone[place]]
 
 
 def roll_in_force(made: Sequence[MadeRoll], entry: Entry) -> MadeRoll | None:
