@@ -12,16 +12,19 @@ pseudo-terminal serial device, and a companion with its phone view on.
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import pathlib
 import pty
 import queue
 import random
 import select
+import socket
 import sys
 import time
 from functools import cache, partial
 from tty import setraw as termios_raw
+from typing import Any
 
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
@@ -31,6 +34,7 @@ from PIL import Image, ImageDraw
 from companion.clock import SYSTEM, Clock
 from companion.config import Config, PhoneConfig, save_settings
 from companion.daemon import Daemon
+from companion.games.base import Line
 from companion.intents import Intent
 from companion.io.buttons import PRESETS, Keys, KeySettings
 from companion.io.display import Output
@@ -330,8 +334,8 @@ class Box:
         return self.phone.server.port
 
     def get(self, path: str, method: str = "GET", headers: dict[str, str] | None = None,
-            body: bytes | None = None) -> tuple[int, bytes]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+            body: bytes | None = None, timeout: float = 10) -> tuple[int, bytes]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         try:
             conn.request(method, path, body=body, headers=headers or {})
             answer = conn.getresponse()
@@ -351,6 +355,91 @@ class Box:
     def close(self) -> None:
         self.phone.stop()
         self.harness.close()
+
+
+class PageStream:
+    """A live page's event stream, read as a browser's EventSource would. ``last_id``: the
+    Last-Event-ID a browser sends when it reconnects; ``query``: added to the address."""
+
+    def __init__(self, box: Box, last_id: str = "", query: str = "", timeout: float = 5) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", box.port), timeout=timeout)
+        extra = f"Last-Event-ID: {last_id}\r\n" if last_id else ""
+        self.sock.sendall(f"GET {box.page('events')}{query} HTTP/1.1\r\nHost: box\r\n{extra}\r\n".encode())
+        self.buffer = b""
+        self.last_id = last_id
+        head = self._until(b"\r\n\r\n")
+        self.status = int(head.split()[1])
+        self.chunked = b"chunked" in head.lower()
+
+    def _until(self, mark: bytes) -> bytes:
+        while mark not in self.buffer:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError("the server closed the stream")
+            self.buffer += chunk
+        got, self.buffer = self.buffer.split(mark, 1)
+        return got
+
+    def event(self) -> tuple[str, Any]:
+        """The next event that is not a comment: (name, data); keeps the last id, as a
+        browser does."""
+        while True:
+            block = self._until(b"\n\n")
+            lines = [line for line in block.decode().splitlines()
+                     if not line.startswith(":") and not line.startswith("retry:")
+                     and not all(c in "0123456789abcdefABCDEF" for c in line)]  # chunk sizes
+            name = next((line[6:].strip() for line in lines if line.startswith("event:")), "message")
+            self.last_id = next((line[3:].strip() for line in lines if line.startswith("id:")), self.last_id)
+            data = "".join(line[5:].strip() for line in lines if line.startswith("data:"))
+            if data:
+                return name, json.loads(data)
+
+    def next(self, name: str) -> Any:
+        """The data of the next event called ``name`` (others before it are passed over)."""
+        while True:
+            got, data = self.event()
+            if got == name:
+                return data
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def long_game(store: Store, lines: int, rolled: bool = True) -> int:
+    """A Microbot race ``lines`` entries long, stored as playing it would leave it (its
+    checkpoints, and each roll in the dice audit as the device's when ``rolled``), but
+    written in one go: the game's id."""
+    from companion import checkpoint
+    from companion.bench import long_race
+
+    header, race = long_race(lines)
+    gid = store.create(header.game.id, header.lines())
+    rolls = [seq for seq, line in enumerate(race, start=1) if rolled and line.verb == "roll"]
+    with store._write() as db:
+        db.executemany("INSERT INTO entries (game, seq, lines, rolled) VALUES (?, ?, ?, ?)",
+                       [(gid, seq, str(line), int(seq in rolls)) for seq, line in enumerate(race, start=1)])
+        db.executemany("INSERT INTO rolls (game, n, seq, lines) VALUES (?, ?, ?, ?)",
+                       [(gid, n, seq, str(race[seq - 1])) for n, seq in enumerate(rolls, start=1)])
+        db.execute("UPDATE games SET head = ? WHERE id = ?", (len(race), gid))
+        game, state = header.game, header.start()
+        for seq, line in enumerate(race, start=1):
+            state = game.apply(state, line)
+            if seq % checkpoint.EVERY == 0:
+                store._keep_checkpoint(db, gid, seq, checkpoint.engine_tag(game), checkpoint.encode(state))
+    return gid
+
+
+def next_line(session: Session) -> Line:
+    """A legal next entry: the first answer the prompt offers (a roll of ones for dice)."""
+    from companion.games.base import Choice, Roll
+
+    ask = session.prompt()
+    assert ask is not None, "the game is over"
+    answer = ask.answers[0]
+    if isinstance(answer, Roll):
+        return answer.line(tuple(1 for _ in answer.sides))
+    assert isinstance(answer, Choice)
+    return answer.line
 
 
 def service_keys() -> dict[str, list[str]]:

@@ -14,7 +14,6 @@ import pathlib
 import socket
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
@@ -22,7 +21,7 @@ from companion.config import PhoneConfig
 from companion.phone import PhoneView, looks_like_token
 from companion.record import replay_text
 from companion.web import server as web
-from tests.harness import RECORDS, Box, half_game, store_game
+from tests.harness import RECORDS, Box, PageStream, store_game
 
 
 @pytest.fixture
@@ -30,41 +29,6 @@ def box(tmp_path: pathlib.Path) -> Iterator[Box]:
     served = Box(tmp_path)
     yield served
     served.close()
-
-
-class Stream:
-    """A live page's event stream, read as a browser's EventSource would."""
-
-    def __init__(self, box: Box) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", box.port), timeout=5)
-        self.sock.sendall(f"GET {box.page('events')} HTTP/1.1\r\nHost: box\r\n\r\n".encode())
-        self.buffer = b""
-        head = self._until(b"\r\n\r\n")
-        self.status = int(head.split()[1])
-
-    def _until(self, mark: bytes) -> bytes:
-        while mark not in self.buffer:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise EOFError("the server closed the stream")
-            self.buffer += chunk
-        got, self.buffer = self.buffer.split(mark, 1)
-        return got
-
-    def event(self) -> tuple[str, Any]:
-        """The next event that is not a comment: (name, data)."""
-        while True:
-            block = self._until(b"\n\n")
-            lines = [line for line in block.decode().splitlines()
-                     if not line.startswith(":") and not line.startswith("retry:")
-                     and not all(c in "0123456789abcdefABCDEF" for c in line)]  # chunk sizes
-            name = next((line[6:].strip() for line in lines if line.startswith("event:")), "message")
-            data = "".join(line[5:].strip() for line in lines if line.startswith("data:"))
-            if data:
-                return name, json.loads(data)
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 # --- off by default ---
@@ -148,10 +112,10 @@ def test_a_wrong_token_is_404_even_when_nearly_right(box: Box) -> None:
 
 def test_a_new_link_closes_open_pages_and_the_old_token_stops_working(box: Box) -> None:
     old = box.page()
-    stream = Stream(box)
-    assert stream.event()[0] == "message"
+    stream = PageStream(box)
+    stream.next("message")
     box.phone.renew()
-    assert stream.event()[0] == "closed"
+    assert stream.next("closed") == {}
     stream.close()
     assert box.get(old)[0] == 404
     assert box.get(f"{old}events")[0] == 404
@@ -164,8 +128,8 @@ def test_a_new_link_closes_open_pages_and_the_old_token_stops_working(box: Box) 
 @pytest.mark.parametrize("game", sorted(RECORDS))
 def test_each_game_is_published_with_whose_turn_the_question_and_its_state(box: Box, game: str) -> None:
     gid = box.open_game(game)
-    stream = Stream(box)
-    _, snap = stream.event()
+    stream = PageStream(box)
+    snap = stream.next("message")
     stream.close()
     session = box.harness.app.session
     assert session is not None
@@ -174,28 +138,25 @@ def test_each_game_is_published_with_whose_turn_the_question_and_its_state(box: 
     ask = session.prompt()
     assert ask is not None and facts["actor"] == ask.actor and facts["question"] == ask.question
     assert len(snap["frame"]) == 1368  # 128x64 bits in base64
-    status, body = box.get(box.page("record"))
-    record = json.loads(body)
-    assert status == 200 and record[0] == str(replay_text(half_game(game)).actions[-1])
 
 
 def test_the_oled_mirror_is_the_frame_bit_for_bit(box: Box) -> None:
     import base64
 
     box.open_game("penguin-panic")
-    stream = Stream(box)
-    _, snap = stream.event()
+    stream = PageStream(box)
+    snap = stream.next("message")
     stream.close()
     assert base64.b64decode(snap["frame"]) == box.harness.screen.tobytes()
 
 
 def test_a_press_reaches_an_open_page(box: Box) -> None:
     box.open_game("microbot-racers")
-    stream = Stream(box)
-    _, before = stream.event()
+    stream = PageStream(box)
+    before = stream.next("message")
     sent = time.monotonic()
     box.harness.press("down")
-    _, after = stream.event()
+    after = stream.next("message")
     took = time.monotonic() - sent
     stream.close()
     assert after["version"] > before["version"] and after["frame"] != before["frame"]
@@ -260,7 +221,7 @@ def test_a_hundred_connections_opened_and_dropped_leave_it_serving(box: Box) -> 
         if number % 2:
             sock.sendall(f"GET {box.page('events')} HTTP/1.1\r\nHost: box\r\n\r\n".encode())
         sock.close()
-    streams = [Stream(box) for _ in range(web.MAX_PAGES)]
+    streams = [PageStream(box) for _ in range(web.MAX_PAGES)]
     try:
         assert all(s.status == 200 for s in streams)
     finally:
@@ -270,7 +231,7 @@ def test_a_hundred_connections_opened_and_dropped_leave_it_serving(box: Box) -> 
 
 
 def test_a_ninth_page_is_refused_politely(box: Box) -> None:
-    streams = [Stream(box) for _ in range(web.MAX_PAGES)]
+    streams = [PageStream(box) for _ in range(web.MAX_PAGES)]
     try:
         assert all(s.status == 200 for s in streams)
         status, body = box.get(box.page("events"))
@@ -387,23 +348,6 @@ def test_the_unit_with_the_phone_view_drop_in_stays_below_one_in_systemd_analyze
     assert "Sockets=companion-phone.socket" in unit and "PrivateNetwork=yes" in unit
     socket_unit = (ROOT / "systemd" / "companion-phone.socket").read_text()
     assert "IPAddressDeny=any" in socket_unit and "192.168.0.0/16" in socket_unit
-
-
-def test_the_record_marks_undone_device_rolls_as_the_export_does(box: Box) -> None:
-    from companion.games.base import Line
-    from tests.examples import HEADER
-
-    gid = store_game(box.harness.store, HEADER)
-    assert box.harness.app.open(gid)
-    live = box.harness.app.session
-    assert live is not None
-    live.play([Line.parse("table roll 6 2")], rolled=True)
-    live.undo()
-    live.play([Line.parse("table roll 1 2")])
-    box.harness.daemon.refresh()
-    lines = json.loads(box.get(box.page("record"))[1])
-    assert lines == ["table roll 1 2", "# undone: table roll 6 2"]  # newest first
-    assert lines[::-1] == live.record().splitlines()[2:]
 
 
 def test_stopping_the_view_after_its_loop_lost_its_wake_up_pipe_still_stops_it(tmp_path: pathlib.Path) -> None:

@@ -134,3 +134,65 @@ def test_history_links_to_bg_stats_and_the_stats_load_nothing_from_elsewhere(
     screenshot(page, "history", tmp_path)
     assert page.outside == []
     page.close()
+
+
+def test_the_whole_record_scrolls_back_to_the_first_entry_and_follows_the_box(
+        browser: Any, box: Box, tmp_path: pathlib.Path) -> None:
+    """The record shows the last entries at once, older ones as it is scrolled (a part at a
+    time), and each entry, undo and redo as it is made, without asking for the record again."""
+    import random
+
+    from companion.games.base import Roll
+    from companion.session import audited_lines
+    from companion.web.feed import PAGE
+    from tests.harness import long_game, next_line
+
+    store = box.harness.store
+    gid = long_game(store, 3 * PAGE + 20, rolled=True)
+    assert box.harness.app.open(gid)
+    box.harness.daemon.refresh()
+    session = box.harness.app.session
+    assert session is not None
+    page = browser.new_page(viewport={"width": 360, "height": 740}, device_scale_factor=2)
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.goto(f"http://127.0.0.1:{box.port}{box.page()}")
+    entries = page.locator("#record > li")
+    entries.first.wait_for()
+    assert entries.count() == PAGE and entries.first.get_attribute("value") == str(session.head)
+    for _ in range(session.head):  # the end of the list brought into view, again and again
+        if entries.count() == session.head:
+            break
+        page.locator("#older").scroll_into_view_if_needed()
+        page.wait_for_timeout(50)
+    shown = [line for text in reversed(entries.all_inner_texts()) for line in text.splitlines()]
+    assert shown == audited_lines(store, gid, session.head)
+    assert page.locator("#older").is_hidden()
+    parts = [url for url in asked if "/record?" in url]
+    assert len(parts) == -(-(session.head - PAGE) // PAGE)  # one request a part, no more
+    screenshot(page, "record-scrolled", tmp_path)
+
+    # Live: a device roll, and its undo (the roll stays, as a comment).
+    rng = random.Random(3)
+    while not (rolls := [answer for answer in session.prompt().answers if isinstance(answer, Roll)]):
+        session.play([next_line(session)])
+    faces = rolls[0].line(tuple(rng.randint(1, sides) for sides in rolls[0].sides))
+    session.play([faces], rolled=True)
+    box.harness.daemon.refresh()
+    page.wait_for_function(f"document.querySelector('#record > li').value === {session.head}", timeout=2000)
+    assert entries.first.inner_text() == f"{faces}  # rolled by the companion"
+    session.undo()
+    box.harness.daemon.refresh()
+    page.wait_for_function(f"document.querySelector('#record > li').value === {session.head}", timeout=2000)
+    assert page.inner_text("#record-after") == f"# undone: {faces}"
+    shown = [line for text in reversed(entries.all_inner_texts()) for line in text.splitlines()]
+    assert shown + [page.inner_text("#record-after")] == audited_lines(store, gid, session.head)
+    session.redo()
+    box.harness.daemon.refresh()
+    page.wait_for_function(f"document.querySelector('#record > li').value === {session.head}", timeout=2000)
+    assert entries.first.inner_text() == f"{faces}  # rolled by the companion"
+    assert page.inner_text("#record-after") == ""
+    assert [url for url in asked if "/record?" in url] == parts  # the live lines came on the stream
+    assert all(url.startswith(f"http://127.0.0.1:{box.port}/") for url in asked)
+    screenshot(page, "record-live", tmp_path)
+    page.close()
