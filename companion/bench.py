@@ -17,11 +17,13 @@ import os
 import pathlib
 import queue
 import random
+import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -179,7 +181,7 @@ def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.P
     daemon = Daemon(app, output, events, KeyLogic(), clock=clock if pace else time.monotonic,
                     phone=phone)
     daemon.refresh()
-    readers = ([PageReader(phone.url(), phone.server.hub.version) for _ in range(pages)]
+    readers = ([PageReader(phone.url()) for _ in range(pages)]
                if phone is not None and phone.server is not None else [])
     settle(phone, readers)
     out = Interactions()
@@ -248,21 +250,25 @@ def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.P
 
 
 def settle(phone: Any, readers: list[PageReader], most: float = 1.0) -> None:
-    """Wait (at most ``most`` seconds) until every open page has the latest snapshot."""
-    if phone is None or phone.server is None:
+    """Wait (at most ``most`` seconds) until every open page has the latest snapshot,
+    asleep meanwhile (the loop's and the server's CPU time is what is measured)."""
+    if phone is None or phone.server is None or not readers:
         return
     hub = phone.server.hub
-    deadline = time.perf_counter() + most
-    while any(r.events < 1 + hub.version - r.joined for r in readers) and time.perf_counter() < deadline:
-        time.sleep(0.0005)
+    with PageReader.arrived:
+        PageReader.arrived.wait_for(lambda: all(r.version >= hub.version for r in readers), most)
 
 
 class PageReader:
-    """A phone's live page: reads the event stream on a thread of its own until closed."""
+    """A phone's live page: reads the event stream on a thread of its own until closed,
+    counting the snapshots (each one a frame and the game's state) it was sent. Snapshots
+    made in quick succession reach a page as the latest of them only."""
 
-    def __init__(self, url: str, joined: int = 0) -> None:
+    arrived = threading.Condition()  # notified whenever any page has had a snapshot
+    VERSION = re.compile(rb'^data: \{"version":([0-9]+)', re.MULTILINE)  # an unnamed event: a snapshot
+
+    def __init__(self, url: str) -> None:
         import socket
-        import threading
         import urllib.parse
 
         where = urllib.parse.urlsplit(url.lower())
@@ -270,20 +276,92 @@ class PageReader:
         self.sock = socket.create_connection(("127.0.0.1", where.port or 80), timeout=30)
         self.sock.sendall(f"GET /{token}/events HTTP/1.1\r\nHost: box\r\n\r\n".encode())
         self.events = 0
-        self.joined = joined  # the snapshot version when it connected: the first it gets
+        self.version = 0  # the latest snapshot it has
         self.thread = threading.Thread(target=self.read, daemon=True)
         self.thread.start()
 
     def read(self) -> None:
+        rest = b""
         try:
             while chunk := self.sock.recv(65536):
-                self.events += chunk.count(b"data: ")
+                *done, rest = (rest + chunk).split(b"\n\n")
+                versions = [int(found[1]) for event in done if (found := PageReader.VERSION.search(event))]
+                if versions:
+                    with PageReader.arrived:
+                        self.events += len(versions)
+                        self.version = max(versions)
+                        PageReader.arrived.notify_all()
         except OSError:
             pass
+
+    def cpu(self) -> float:
+        """The CPU time this page's thread has used (it is not the daemon's)."""
+        assert self.thread.ident is not None
+        try:
+            return time.clock_gettime(time.pthread_getcpuclockid(self.thread.ident))
+        except OSError:  # the thread has ended
+            return 0.0
 
     def close(self) -> None:
         self.sock.close()
         self.thread.join(timeout=5)
+
+
+ENTRIES = 200  # entries typed into the long game for its cost per entry
+
+
+def entry_costs(work: pathlib.Path, pages: int | None) -> list[float]:
+    """The daemon's CPU time (its loop and the phone view's threads, not the pages') for
+    each of :data:`ENTRIES` entries typed into a :data:`LONG_GAME`-entry game, until every
+    open page has it. ``pages``: None with the view off."""
+    from companion.config import PhoneConfig
+    from companion.phone import PhoneView
+
+    header, lines = long_race(LONG_GAME + ENTRIES)
+    state = work / f"entries-{pages}"
+    store_long_game(state, header, lines[:LONG_GAME])
+    store = Store(str(state / STORE_FILE))
+    phone = PhoneView(PhoneConfig(True, "127.0.0.1", 0), None, store.path) if pages is not None else None
+    if phone is not None:
+        phone.start()
+    app = App(store, Config(), rng=random.Random(1), phone=phone)
+    events: queue.Queue[object] = queue.Queue()
+    panels = Panels(with_stock=False)
+    daemon = Daemon(app, Output(lambda: panels, shift=False), events, KeyLogic(), phone=phone)
+    assert app.open(store.games()[0].id)
+    daemon.refresh()
+    readers = ([PageReader(phone.url()) for _ in range(pages or 0)]
+               if phone is not None and phone.server is not None else [])
+
+    def daemon_cpu() -> float:
+        return time.process_time() - sum(reader.cpu() for reader in readers)
+
+    def press(intent: Intent) -> None:
+        events.put(intent)
+        daemon.step(events.get_nowait())
+
+    driver, costs = Driver(app, press), []
+    for line in lines[LONG_GAME:]:
+        settle(phone, readers)
+        before = daemon_cpu()
+        driver.line(line)
+        settle(phone, readers)
+        costs.append(daemon_cpu() - before)
+    if phone is not None:
+        phone.stop()
+    for reader in readers:
+        reader.close()
+    store.close()
+    return costs
+
+
+def report_entry_costs(work: pathlib.Path) -> None:
+    """What an entry costs the daemon in a long game, the view off, on with no page
+    open, and on with every page open (each page is sent only what changed)."""
+    for pages, what in ((None, "phone view off"), (0, "view on, no page open"),
+                        (PAGES, f"view on, {PAGES} pages open")):
+        costs = Spread.of([1000 * cpu for cpu in entry_costs(work, pages)])
+        print(f"    {what}: {costs.show(' ms', 2)}")
 
 
 # --- the process: idle CPU, start-up, memory ---
@@ -863,6 +941,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(f"with the phone view on and {PAGES} pages open ({with_pages.page_events} updates each):")
         report_latency(with_pages)
         report_phone_memory(work)
+        print(f"CPU time of the daemon per entry typed into a {LONG_GAME:,}-entry game (its loop and the"
+              f" phone view's threads, until every page has the entry; {ENTRIES} entries):")
+        report_entry_costs(work)
         with_games = report_backups(work, records)
         header, lines = long_race(LONG_GAME)
         starts = report_start(work, header, lines)
