@@ -12,6 +12,7 @@ import json
 import pathlib
 import random
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -271,13 +272,38 @@ def test_changes_made_while_no_page_was_open_start_the_next_page_afresh(box: Box
     last = stream.last_id
     stream.close()
     assert box.phone.server is not None
-    while box.phone.server.hub.pages():  # the server sees the page go
-        box.get(box.page())
+    deadline = time.monotonic() + 5
+    while box.phone.server.hub.pages() and time.monotonic() < deadline:  # the server sees it go
+        time.sleep(0.01)
     play_some(box, 2)
     back = PageStream(box, last_id=last)
     changes = list(record_events(back, box))
     back.close()
     assert len(changes) == 1 and changes[0]["reset"]
+
+
+def test_a_record_that_cannot_be_read_just_now_costs_the_pages_a_fresh_start_not_the_box(
+        box: Box, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    box.open_game("microbot-racers")
+    stream = PageStream(box)
+    model = Model()
+    for change in record_events(stream, box):
+        model.apply(change)
+    session = live(box)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    session.play([next_line(session)])
+    with monkeypatch.context() as patched:
+        patched.setattr(feed_module, "part", broken)  # the loop's read of what changed fails
+        box.harness.daemon.refresh()  # and the loop goes on
+    assert "cannot be read" in caplog.text
+    (change,) = record_events(stream, box)
+    assert change["reset"]
+    model.apply(change)
+    assert model.lines() == truth(box.harness.store, session, model.first)
+    stream.close()
 
 
 # --- what an entry costs ---

@@ -110,11 +110,7 @@ class Hub:
         deadline = time.monotonic() + SLOT_PATIENCE
         with self._changed:
             while True:
-                left = [page for page, client_gone in self._pages.items() if client_gone()]
-                for page in left:  # their streams wake, see they are closed, and free a thread
-                    del self._pages[page]
-                if left:
-                    self._changed.notify_all()
+                self._prune()
                 if len(self._pages) < MAX_PAGES:
                     break
                 if time.monotonic() >= deadline:
@@ -129,8 +125,17 @@ class Hub:
             self._pages.pop(page, None)
 
     def pages(self) -> int:
+        """How many pages are open (their clients still there)."""
         with self._changed:
+            self._prune()
             return len(self._pages)
+
+    def _prune(self) -> None:
+        left = [page for page, client_gone in self._pages.items() if client_gone()]
+        for page in left:  # their streams wake, see they are closed, and free a thread
+            del self._pages[page]
+        if left:
+            self._changed.notify_all()
 
     def since(self, last_id: str) -> int | None:
         """The change count an event id names, if it is one of this run's: else None."""
@@ -258,6 +263,8 @@ class PhoneApp:
     # --- the live stream ---
 
     def events(self, environ: dict[str, Any], query: dict[str, list[str]], start: Start) -> Iterable[bytes]:
+        if environ.get("REQUEST_METHOD") == "HEAD":  # no body, so no stream to hold a thread
+            return reply(start, "200 OK", b"", "text/event-stream")
         gone = environ.get("waitress.client_disconnected", lambda: False)
         page = self.hub.open_page(gone)
         if page is None:
@@ -479,7 +486,12 @@ class PhoneServer:
         session = app.session
         game = (session.gid, session.head) if session is not None else None
         if self.hub.pages():
-            change = self.feed.change(session)
+            try:
+                change = self.feed.change(session)
+            except sqlite3.Error as err:  # the pages start their record afresh: the box goes on
+                log.warning("phone view: the record's change cannot be read (%s)", err)
+                self.hub.publish(data, game, None, untold=True)
+                return
             self.hub.publish(data, game, change.json() if change is not None else None)
         else:
             self.hub.publish(data, game, None, untold=self.feed.skip(session))
