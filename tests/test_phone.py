@@ -243,8 +243,14 @@ def test_a_ninth_page_is_refused_politely(box: Box) -> None:
 
 
 def test_a_client_that_never_reads_is_dropped_and_the_box_goes_on(
-        tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """A phone walking away with the page open: the kernel cuts its connection off
+    (TCP_USER_TIMEOUT) while the box goes on, and the log says at most a line about it,
+    never a traceback."""
+    import logging
+
     monkeypatch.setattr(web, "STALL_MS", 2000)  # the kernel gives up on it sooner here
+    caplog.set_level(logging.DEBUG)
     box = Box(tmp_path)
     assert box.phone.server is not None
     sock = socket.socket()
@@ -268,6 +274,11 @@ def test_a_client_that_never_reads_is_dropped_and_the_box_goes_on(
     assert pressing < 30  # liveness: no press waited for the stalled page
     assert box.get(box.page())[0] == 200
     box.close()
+    noisy = [r for r in caplog.records if r.exc_info or "Traceback" in r.getMessage()]
+    assert noisy == [], [r.getMessage() for r in noisy]
+    about = [r for r in caplog.records
+             if r.levelno >= logging.INFO and r.name.startswith(("waitress", "companion.web"))]
+    assert len(about) <= 1, [r.getMessage() for r in about]
 
 
 # --- under systemd ---
