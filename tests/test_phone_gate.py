@@ -141,8 +141,8 @@ def test_a_new_link_sends_the_old_links_connections_back_to_the_pool(box: Box) -
 
 
 def test_the_pool_fits_the_descriptors_the_process_may_open(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Under the systemd unit the daemon may open 1024 files (systemd's default; its system
-    call filter keeps it from raising that): the view holds at most a quarter of them."""
+    """Under the systemd unit the daemon may open 1024 files (systemd's default soft limit;
+    the unit sets none): the view holds at most a quarter of them."""
     import resource
 
     for files, most in ((1024, gate.WITHOUT_MOST), (4096, gate.WITHOUT_MOST), (512, 128), (256, gate.PER_SOURCE)):

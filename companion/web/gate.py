@@ -183,8 +183,9 @@ class Gate:
 
 def pool_size() -> int:
     """How many connections without the link may be held: :data:`WITHOUT_MOST`, or fewer
-    when the process may open few files (systemd gives a service 1024 unless its unit
-    says otherwise; the unit's system call filter keeps it from raising that itself)."""
+    when the process may open few files. Under systemd/companion.service that is 1024
+    (systemd's DefaultLimitNOFILE=1024:524288; the unit sets no LimitNOFILE=), of which the
+    view then holds at most 258, a quarter."""
     files = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     if files == resource.RLIM_INFINITY:
         return WITHOUT_MOST
