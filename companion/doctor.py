@@ -105,8 +105,8 @@ FIXES = {
                       "restart companion",
     "service-restarts": "journalctl -u companion -b (the lines before each start say why)",
     "service-hung": "sudo systemctl restart companion, and report journalctl -u companion -b",
-    "lgpio": "sudo apt install python3-lgpio, then run the installer again (the venv needs "
-             "--system-site-packages)",
+    "lgpio": "sudo sh ~/companion/systemd/install.sh ~/companion (it installs lgpio: python3-lgpio "
+             "from apt on Raspberry Pi OS, PyPI's wheel elsewhere)",
     "package": "sudo apt install {package}, then run the installer again",
     "python": "Raspberry Pi OS Bookworm or later (Python 3.11 or later)",
 }

@@ -382,8 +382,8 @@ CASES: dict[str, tuple[Callable[[FakePi], None], list[str]]] = {
         "fix: journalctl -u companion -b (the lines before each start say why)")]),
     "no lgpio": (no_lgpio, [
         ("fail  python    lgpio is missing: gpiozero has no pin factory for the keys; fix: sudo "
-        "apt install python3-lgpio, then run the installer again (the venv needs "
-        "--system-site-packages)")]),
+        "sh ~/companion/systemd/install.sh ~/companion (it installs lgpio: python3-lgpio from apt "
+        "on Raspberry Pi OS, PyPI's wheel elsewhere)")]),
     "old luma.oled": (old_luma, [
         ("fail  python    luma.oled 3.8.1 is older than 3.16.0; "
         "fix: sudo sh ~/companion/systemd/install.sh ~/companion")]),
