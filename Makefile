@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: emulator test window screenshots clean
+.PHONY: emulator test window screenshots pi-check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,12 @@ test: $(STAMP)
 
 screenshots: $(STAMP)
 	COMPANION=$(VENV)/bin/companion docs/screenshots.sh
+
+# systemd/install.sh run for real in an arm64 Debian Bookworm root under qemu-user, then
+# checked there (hardware/pi-check says how). Needs root, the network and a few minutes, so it
+# is not part of `make test`. The root is cached in /var/cache/companion-pi-check.
+pi-check:
+	hardware/pi-check
 
 clean:
 	rm -rf $(VENV) .state captures .pytest_cache .hypothesis
