@@ -516,6 +516,36 @@ class OptionSpec:
     parse: Callable[[str], Any]
     help: str = ""
     choices: tuple[str, ...] = ()
+    #: What a value is made of, where it is not one of a few ``choices``: how the box asks it.
+    ask: NameList | Multiset | None = None
+
+
+@valueclass
+class NameList:
+    """An option whose value is ``count`` different names, comma-separated, each one a
+    player's name would be (Penguin Panic's colours): ``noun`` is what one of them names;
+    ``suggestions`` the likely ones, offered before a name is typed."""
+
+    count: int
+    noun: str
+    suggestions: tuple[str, ...] = ()
+
+
+@valueclass
+class Multiset:
+    """An option whose value is whole numbers of ``low..high``, any number of each,
+    comma-separated (Quick Lemmings' deck): asked as how many ``noun`` of each number
+    ``per`` ("a terrain": what the numbers make up)."""
+
+    low: int
+    high: int
+    noun: str
+    per: str = ""
+
+
+#: :attr:`Game.starter` of a game whose first seat starts: the players line is the turn
+#: order, so picking who starts turns the seats round to them.
+FIRST_SEAT = "first seat"
 
 
 S = TypeVar("S")
@@ -531,6 +561,9 @@ class Game(ABC, Generic[S]):
     options: ClassVar[Mapping[str, OptionSpec]] = {}
     #: Whether the rules want the seats shuffled at setup.
     random_seats: ClassVar[bool] = False
+    #: Where the rules tell the table to pick who starts: the option that names that player,
+    #: or :data:`FIRST_SEAT`; "" where the rules pick (a roll, the shuffled seats).
+    starter: ClassVar[str] = ""
     #: The verbs of the game's action lines, in the order a refusal lists them.
     verbs: ClassVar[Mapping[str, Verb]] = {}
     #: Rules pages in our own words, by topic; "" is the overview.

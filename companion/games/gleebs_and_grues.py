@@ -373,6 +373,7 @@ class GleebsAndGrues(Game[State]):
     options: ClassVar[Mapping[str, OptionSpec]] = {
         "first": OptionSpec("", parse_first, "who places and moves first (default: first seat)"),
     }
+    starter: ClassVar[str] = "first"
     pages: ClassVar[Mapping[str, str]] = {
         "": "Two players, three grues on a 4x4 board. First seat: blue+yellow gleebs, "
             "second seat: green+red. Stack your gleebs on others; grues eat lone gleebs "

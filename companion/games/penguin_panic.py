@@ -32,6 +32,7 @@ from companion.games.base import (
     Game,
     IllegalLine,
     Line,
+    NameList,
     NotYourTurn,
     OptionSpec,
     Outcome,
@@ -45,6 +46,8 @@ from companion.games.base import (
 from companion.games.frozen import replace
 
 COLOURS = ("red", "yellow", "green", "blue", "purple")
+#: Names a table whose penguins come in other colours is likely to give them.
+OTHER_COLOURS = ("white", "black", "grey", "orange", "pink", "brown")
 PER_COLOUR = 10  # house default: the text gives 50 penguins in 5 colours
 TOTAL = PER_COLOUR * len(COLOURS)
 SEEDED = 10
@@ -316,7 +319,8 @@ class PenguinPanic(Game[State]):
     }
     options: ClassVar[Mapping[str, OptionSpec]] = {
         "colours": OptionSpec(",".join(COLOURS), parse_colours,
-                              "names of the 5 penguin colours (house default)"),
+                              "names of the 5 penguin colours (house default)",
+                              ask=NameList(len(COLOURS), "colour", COLOURS + OTHER_COLOURS)),
     }
     pages: ClassVar[Mapping[str, str]] = {
         "": "Free your penguins from the yard. Each round 12 penguins queue up; you buy "

@@ -20,6 +20,7 @@ from enum import StrEnum
 from typing import Any, ClassVar, TypedDict
 
 from companion.games.base import (
+    FIRST_SEAT,
     BadArguments,
     Choice,
     Field,
@@ -27,6 +28,7 @@ from companion.games.base import (
     Game,
     IllegalLine,
     Line,
+    Multiset,
     NotYourTurn,
     OptionSpec,
     Outcome,
@@ -253,6 +255,7 @@ class QuickLemmings(Game[State]):
     title: ClassVar[str] = "Quick Lemmings"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = MOST_PLAYERS
+    starter: ClassVar[str] = FIRST_SEAT
     verbs: ClassVar[Mapping[str, Verb]] = {
         "refill": Verb(("K",)),
         "play": Verb(("TERRAIN V",)),
@@ -260,9 +263,8 @@ class QuickLemmings(Game[State]):
     }
     options: ClassVar[Mapping[str, OptionSpec]] = {
         "lemmings": OptionSpec("2", parse_lemmings, "lemmings per player", ("1", "2", "3")),
-        # Not asked on the box (no choices): a deck other than the house default is set by
-        # an ``option deck`` line in a record.
-        "deck": OptionSpec(DEFAULT_DECK, parse_deck, "card values of each terrain (house default)"),
+        "deck": OptionSpec(DEFAULT_DECK, parse_deck, "card values of each terrain (house default)",
+                           ask=Multiset(0, 9, "cards", "a terrain")),
     }
     pages: ClassVar[Mapping[str, str]] = {
         "": "Get all your lemmings over the finish line on the table map. The first to do "
