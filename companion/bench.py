@@ -59,7 +59,7 @@ REPLAY_PAIRS = 5  # whole-process runs of replay and of the reference engine, ta
 #: The yardstick for ``companion replay`` (in the source tree, not the installed package).
 REFERENCE = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "reference_replay.py"
 #: Capture mode's scripted presses: a Microbot race set up, P1 rolled, the first picks.
-CAPTURE_KEYS = "select select select select select select roll select select"
+CAPTURE_KEYS = "select select select select select roll select select"
 #: Seconds between presses at a table: long enough for an entry's result to go by itself
 #: (after RESULT_SECONDS) before the next press, as it does when people play.
 TABLE_PACE = 3.0
@@ -139,7 +139,8 @@ class Interactions:
     redraw_bytes: int = 0
     page_events: int = 0  # snapshots the slowest open phone page received
     skipped: list[str] = field(default_factory=list)
-    #: Per game: presses and record lines typed (set-up and leaving count as presses).
+    #: Per game: presses for the record lines, the lines, presses to set the games up and
+    #: leave them, and the games.
     games: dict[str, list[int]] = field(default_factory=dict)
     #: At table pace, frames the loop sent with no press, by cause ("result" going by
     #: itself, burn-in "shift"), then device: wire bytes as in ``wire``.
@@ -226,17 +227,21 @@ def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.P
 
     driver = Driver(app, press)
     for replayed in records:
-        presses = len(out.commit)
+        before_setup = len(out.commit)
         driver.new_game(replayed.header)
+        before_lines = len(out.commit)
         try:
             for line in replayed.actions:
                 driver.line(line)
         except Exception as err:  # report, and go on with the rest of the session
             out.skipped.append(f"{replayed.header.game.id}: {err}")
+        after_lines = len(out.commit)
         driver.leave_game()
-        tally = out.games.setdefault(replayed.header.game.id, [0, 0])
-        tally[0] += len(out.commit) - presses
+        tally = out.games.setdefault(replayed.header.game.id, [0, 0, 0, 0])
+        tally[0] += after_lines - before_lines
         tally[1] += len(replayed.actions)
+        tally[2] += before_lines - before_setup + len(out.commit) - after_lines
+        tally[3] += 1
     before = panels.bytes()
     daemon.refresh()  # the same screen again: nothing may go out
     out.redraw_bytes = sum(panels.bytes().values()) - sum(before.values())
@@ -867,9 +872,10 @@ def report_pace(found: Interactions, pace: float) -> None:
 
 
 def report_presses(found: Interactions) -> None:
-    """Presses per record line, each game (its set-up and leaving included)."""
-    for game, (presses, lines) in sorted(found.games.items()):
-        print(f"    {game}: {presses} presses for {lines} lines, {presses / max(1, lines):.2f} a line")
+    """Presses per record line, each game (its set-up and leaving apart)."""
+    for game, (presses, lines, setup, games) in sorted(found.games.items()):
+        print(f"    {game}: {presses} presses for {lines} lines, {presses / max(1, lines):.2f} a line; "
+              f"setting up and leaving {setup / max(1, games):.1f} a game")
 
 
 def report_chip(kind: str, ours: list[int], wire: list[tuple[int, int]],

@@ -21,7 +21,7 @@ import json
 import pathlib
 import shlex
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -31,6 +31,8 @@ from companion.record import NAME
 from companion.smallfile import read_small, set_aside, write_small
 
 DEFAULT_ROSTER = ("Ann", "Bob", "Cat", "Dan", "Eve")
+#: Names typed on the box that New game offers again: the most recently used this many.
+MOST_REMEMBERED = 12
 DEFAULT_BAUD = 115200
 MAX_PORTS = 2
 #: How a device roll of many dice is shown: in one picture, or a line at a time.
@@ -88,6 +90,33 @@ class Config:
     #: Each registered input's settings by its table (``companion.io.INPUTS``); None for an
     #: input the file does not set up.
     inputs: Mapping[str, Any] = field(default_factory=lambda: read_inputs(TableReader("(defaults)", {}, "")))
+    #: Names the table typed on the box, most recently used first (from the settings file,
+    #: not the configuration: the roster above is the owner's and stays as written).
+    remembered: tuple[str, ...] = ()
+
+
+def name_problem(name: object) -> str:
+    """Why ``name`` cannot be a player's name (records.md), "" when it can.
+
+    >>> name_problem("Zoe"), name_problem("table")
+    ('', "'table' is not a valid name: 1-12 letters, digits, - or _")
+    """
+    if not isinstance(name, str) or not NAME.fullmatch(name) or name in RESERVED_NAMES:
+        return f"{name!r} is not a valid name: 1-12 letters, digits, - or _"
+    return ""
+
+
+def remembered_after(remembered: tuple[str, ...], used: Iterable[str], roster: Iterable[str] = ()) -> tuple[str, ...]:
+    """The remembered names once ``used`` were played: those first (in their order), then
+    the others as they were; the roster's own names are not kept, and the oldest go past
+    :data:`MOST_REMEMBERED`.
+
+    >>> remembered_after(("Max", "Zoe"), ["Ann", "Zoe", "Kim"], roster=["Ann"])
+    ('Zoe', 'Kim', 'Max')
+    """
+    skip = set(roster)
+    fresh = [name for name in used if name not in skip]
+    return tuple(dict.fromkeys([*fresh, *remembered]))[:MOST_REMEMBERED]
 
 
 def seconds_problem(value: object, positive: bool = False) -> str:
@@ -234,8 +263,8 @@ def parse(data: dict[str, Any], file: str) -> Config:
     if not isinstance(roster, list) or not roster:
         raise players.fail("roster", "must be a list of names")
     for name in roster:
-        if not isinstance(name, str) or not NAME.fullmatch(name) or name in RESERVED_NAMES:
-            raise players.fail("roster", f"{quoted(name)} is not a valid name: 1-12 letters, digits, - or _")
+        if name_problem(name):
+            raise players.fail("roster", name_problem(name))
     players.done()
     store = top.table_of("store")
     store_path = store.text("path", "")
@@ -360,34 +389,53 @@ def set_aside_note(path: pathlib.Path, err: ConfigError, what: str) -> str:
     return f"{what} damaged ({err}); {kept}, using defaults"
 
 
-def read_settings(path: pathlib.Path, screen: ScreenConfig) -> ScreenConfig | None:
-    """The saved screen settings over ``screen``; None when there are none; ConfigError
-    naming the key when the file is damaged (anything but the object save_settings writes)."""
+def read_settings(path: pathlib.Path, config: Config) -> Config | None:
+    """What players changed on the box over ``config``: the screen settings and the names
+    typed at New game; None when there are none; ConfigError naming the key when the file
+    is damaged (anything but the object save_settings writes)."""
     top = read_saved(path)
     if top is None:
         return None
     saved = top.table_of("screen")
+    screen = config.screen
     merged = ScreenConfig(saved.seconds("dim_after", screen.dim_after),
                           saved.seconds("blank_after", screen.blank_after),
                           saved.flag("shift", screen.shift),
                           saved.text("rolls", screen.rolls, ROLLS))
     saved.done()
+    remembered = remembered_names(top)
     top.done()
-    return merged
+    return replace(config, screen=merged, remembered=remembered)
+
+
+def remembered_names(saved: TableReader) -> tuple[str, ...]:
+    """``names`` of the settings file: at most :data:`MOST_REMEMBERED` different valid
+    names, as :func:`save_settings` writes them (anything else is a damaged file)."""
+    names = saved.table.pop("names", [])
+    if not isinstance(names, list) or len(names) > MOST_REMEMBERED:
+        raise saved.fail("names", f"must be a list of at most {MOST_REMEMBERED} names")
+    for name in names:
+        if name_problem(name):
+            raise saved.fail("names", name_problem(name))
+    if len(set(names)) != len(names):
+        raise saved.fail("names", "a name is there twice")
+    return tuple(names)
 
 
 def with_settings(config: Config, state_dir: pathlib.Path) -> tuple[Config, str]:
-    """The config with the saved screen settings applied; a note if the file was damaged
-    (set aside, the defaults used)."""
+    """The config with the saved settings applied (the screen's, the names typed on the
+    box); a note if the file was damaged (set aside, the defaults used)."""
     path = settings_path(state_dir)
     try:
-        merged = read_settings(path, config.screen)
+        merged = read_settings(path, config)
     except ConfigError as err:
         return config, set_aside_note(path, err, "settings")
-    return (config if merged is None else replace(config, screen=merged)), ""
+    return (config if merged is None else merged), ""
 
 
-def save_settings(screen: ScreenConfig, state_dir: pathlib.Path) -> None:
-    """Write the players' screen settings atomically (a crash leaves old or new, never half);
-    OSError when they cannot be written."""
-    write_small(settings_path(state_dir), json.dumps({"screen": asdict(screen)}).encode())
+def save_settings(config: Config, state_dir: pathlib.Path) -> None:
+    """Write what the players changed on the box, the screen settings and the names they
+    typed, atomically (a crash leaves old or new, never half); OSError when they cannot be
+    written."""
+    document = {"screen": asdict(config.screen), "names": list(config.remembered)}
+    write_small(settings_path(state_dir), json.dumps(document).encode())

@@ -693,7 +693,7 @@ class Doctor:
             return
         if not real.is_dir() or not self.host.readable(str(real)):
             return
-        checks = ((settings_path(real), lambda path: read_settings(path, Config().screen)),
+        checks = ((settings_path(real), lambda path: read_settings(path, Config())),
                   (real / STATE_FILE, lambda path: read_choice(path, False)))
         for path, read in checks:
             try:

@@ -28,17 +28,19 @@ stored() {  # stored RECORD...: a box holding these games (companion import), an
     for record in "$@"; do "$companion" import --state "$work/state" "$record" >/dev/null; done
 }
 
-start="select select select select select select"          # Microbot Racers, Ann and Bob, defaults
+start="select select select select select"          # Microbot Racers, Ann and Bob, Start game (defaults)
 picks="select select select select select select"           # every pick where the cursor starts
 shot home ""
 shot new-game "select"
+shot setup "select select select select"   # Microbot Racers, Ann and Bob: the set-up list
+shot name "select select up select down select up select select down down select up select down down down down"   # a new name: Zo, e at hand
 shot first-player "$start"
 shot picks "$start roll select select"
 shot hazard "$start roll $picks select up select"   # P2 acts, then logs a puddle (one press up)
 shot menu "$start roll select context"
 shot rules "$start roll select context down select"
 shot faces "$start down select digit:3"
-shot over "select select select select up up select select roll select select select select select select select up up up up select"   # 1 lap; P2's lap
+shot over "select select select select down select up up select up select roll select select select select select select select up up up up select"   # 1 lap; P2's lap
 
 # Quick Lemmings, three players; cards: Ann water 4, Bob water 4, Cat water 3, Ann forest 1,
 # Bob swamp 3 (each: from the terrain worth most to the card's, select, from the value worth
@@ -50,7 +52,7 @@ shot lemmings-play "$lemmings $cards"                                # Bob's 3 p
 shot lemmings-card "$lemmings $cards down down down select down down"   # Cat enters desert 2
 
 # Penguin Panic, Ann, Bob and Cat as entered; faces are typed in, so these frames stay the same
-penguins="select down down select down select select select select down select"
+penguins="select down down select down select select select select down select up select"   # seats as entered
 bribes="select select down select select select select select select"   # Ann 7, Bob 5 (1 fish), Cat 6; bears 1 2 3
 shot penguin-bribe "$penguins select select down select select down down"   # Cat's choice, priced
 shot penguin-fish "$penguins $bribes digit:1 digit:2 select select digit:3 select select"   # Bob's 3 linked
@@ -58,7 +60,7 @@ shot penguin-fish "$penguins $bribes digit:1 digit:2 select select digit:3 selec
 # Lilliputian Leaf-Climbers, Ann, Bob and Cat as entered; the board frames type the faces in
 # (the same every run), the leaves frames are device rolls (new leaves every run)
 typed() { local face out=""; for face in "$@"; do out+=" digit:$face"; done; echo "$out select"; }
-climbers="select down select down select select select select down select"
+climbers="select down select down select select select select down select up select"   # seats as entered
 round1="$(typed 8) $(typed 3 3) $(typed 3 3) $(typed 4 3) $(typed 3 4) $(typed 2 5) $(typed 5 2)"
 round1="$round1 $(typed 6 4) $(typed 4 6) $(typed 3) select right up select $(typed 2) down select"
 round1="$round1 $(typed 1) select down select"                                 # Ann c2 r2, Cat c1 r5
@@ -89,10 +91,7 @@ def press(intent):
     words.append(intent.kind + (f":{intent.value}" if intent.kind == "digit" else ""))
     app.handle(intent)
 driver = Driver(app, press)
-if len(sys.argv) > 2:  # hand the seat to the companion where the driver would say "Nobody"
-    choose = driver.choose
-    driver.choose = lambda label: choose(sys.argv[2] if label == "Nobody" else label)
-driver.new_game(replayed.header)
+driver.new_game(replayed.header, companion=sys.argv[2] if len(sys.argv) > 2 else "")
 for line in replayed.actions:
     driver.line(line)
 print(" ".join(words))' "$@"

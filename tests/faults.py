@@ -77,7 +77,7 @@ def full_disk_scenario(directory: pathlib.Path) -> None:
     from tests.harness import Harness
 
     box = Harness(directory)
-    box.presses("select", "select", "select", "select", "select")  # Microbot: the last choice
+    box.presses("select", "select", "select", "select")  # Microbot: Start game
     filler = fill_up(directory)
     box.press("select")  # start the game: refused
     assert box.shows("Not saved: disk full", 11), "no message for the refused new game"

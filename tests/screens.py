@@ -42,19 +42,13 @@ class Shot:
     drawn: tuple[Drawn, ...]
 
 
-def settable_on_the_box(replayed: Replayed) -> bool:
-    """Options the new-game screens offer (free-text options exist only in records)."""
-    specs = replayed.header.game.options
-    return all(value in specs[key].choices for key, value in replayed.header.options)
-
-
 @cache
 def records() -> tuple[tuple[str, Replayed], ...]:
-    """The golden games the box can set up, then the benchmark session."""
+    """The golden games, then the benchmark session."""
     golden = [(f"{p.parent.name}/{p.stem}", replay_text(p.read_text()))
               for p in sorted(GOLDEN.glob("*/*.record")) if p.with_suffix(".json").exists()]
     bench = [(f"bench/{r.header.game.id}", r) for r in session_records()]
-    return tuple((name, r) for name, r in golden + bench if settable_on_the_box(r))
+    return tuple(golden + bench)
 
 
 class Walker:

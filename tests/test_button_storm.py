@@ -173,14 +173,16 @@ def test_going_back_to_an_earlier_seat_or_option_and_on_again_starts_a_legal_gam
     try:
         box.presses("select", "select", "select")  # New game > Microbot Racers > seat 1: Ann
         box.presses("back", "select")  # back to seat 1, Ann again
-        box.presses("select")  # seat 2
-        box.presses("down", "select")  # laps: not the default
-        box.presses("back", "down", "select")  # back to laps, the same again
-        box.presses("select")  # the side
+        box.presses("select")  # seat 2: the set-up list
+        box.presses("down", "select", "down", "select")  # laps: not the default, 4
+        box.presses("select", "down", "select")  # laps again: 5
+        box.presses("down", "select")  # the side: hard
+        box.presses("back", "select")  # back to seat 2, Bob again: the same set-up
+        box.presses("select")  # Start game
         session = box.app.session
         assert session is not None and not caplog.records
         assert len(set(session.players)) == 2
-        assert [k for k, _ in session.header.options] == ["laps"]
+        assert session.header.options == (("laps", "5"), ("side", "hard"))
         assert Session(box.store, session.gid).header == session.header
     finally:
         box.close()

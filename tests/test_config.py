@@ -57,7 +57,7 @@ def test_a_missing_file_is_named(tmp_path: pathlib.Path) -> None:
 
 
 def test_players_settings_override_the_file_and_survive_a_restart(tmp_path: pathlib.Path) -> None:
-    save_settings(ScreenConfig(dim_after=30, blank_after=0, shift=False), tmp_path)
+    save_settings(Config(screen=ScreenConfig(dim_after=30, blank_after=0, shift=False)), tmp_path)
     config, note = with_settings(Config(), tmp_path)
     assert note == ""
     assert config.screen == ScreenConfig(30, 0, False)

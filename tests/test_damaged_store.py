@@ -307,7 +307,7 @@ def test_a_full_disk_shows_not_saved_and_the_game_stays_where_it_was(
         tmp_path: pathlib.Path) -> None:
     box = Harness(tmp_path)
     try:
-        box.presses("select", "select", "select", "select", "select", "select")  # a new race
+        box.presses("select", "select", "select", "select", "select")  # a new race
         assert box.app.session is not None
         session = box.app.session
         head, state = session.head, session.state
@@ -326,7 +326,7 @@ def test_a_full_disk_shows_not_saved_and_the_game_stays_where_it_was(
 def test_a_full_disk_refuses_a_new_game_with_a_message(tmp_path: pathlib.Path) -> None:
     box = Harness(tmp_path)
     try:
-        box.presses("select", "select", "select", "select", "select")  # up to the last choice
+        box.presses("select", "select", "select", "select")  # up to Start game
         with disk_full(*store_files(box.store.path)):
             box.press("select")
             assert box.shows("Not saved: disk error", 11)

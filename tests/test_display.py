@@ -65,7 +65,7 @@ def test_an_unplugged_cable_mid_game_loses_no_press_and_the_screen_comes_back(
     box.output = Output(panel.open, shift=False, clock=lambda: box.now)
     box.daemon.output = box.output
     box.device = panel.inner
-    box.presses("select", "select", "select", "select", "select", "select")  # a Microbot race
+    box.presses("select", "select", "select", "select", "select")  # a Microbot race
     panel.plugged = False
     box.press("select")  # the device rolls for P1 while the screen is gone
     box.press("select")  # and P1 picks

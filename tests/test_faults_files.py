@@ -30,12 +30,14 @@ from typing import Any
 import pytest
 
 from companion.config import (
+    MOST_REMEMBERED,
     ROLLS,
     Config,
     ConfigError,
     PhoneConfig,
     ScreenConfig,
     load,
+    name_problem,
     parse,
     save_settings,
     settings_path,
@@ -78,7 +80,7 @@ def one_line(text: str) -> bool:
 
 
 def written_settings(directory: pathlib.Path) -> bytes:
-    save_settings(PLAYERS_SCREEN, directory)
+    save_settings(Config(screen=PLAYERS_SCREEN, remembered=("Zoe", "Max")), directory)
     return settings_path(directory).read_bytes()
 
 
@@ -95,6 +97,8 @@ def assert_settings_taken_or_set_aside(directory: pathlib.Path, config: Config, 
         return
     assert [type(getattr(screen, f.name)) for f in fields(screen)] == [float, float, bool, str]
     assert screen.rolls in ROLLS
+    names = config.remembered  # names a record may hold, each once, no more than are kept
+    assert not any(map(name_problem, names)) and len(set(names)) == len(names) <= MOST_REMEMBERED
 
 
 @pytest.mark.parametrize("fault", FILE_FAULTS)

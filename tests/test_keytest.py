@@ -184,7 +184,7 @@ def test_the_encoder_and_the_tilt_switch_show_their_events(tmp_path: pathlib.Pat
 
 
 def test_nothing_is_logged_to_the_game_in_progress(box: Harness) -> None:
-    box.presses("select", "select", "select", "select", "select", "select")  # a Microbot race
+    box.presses("select", "select", "select", "select", "select")  # a Microbot race
     box.press("select")  # roll for me: one entry
     gid = box.app.session.gid
     before = (box.store.entries(gid), box.store.games())

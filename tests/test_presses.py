@@ -20,23 +20,25 @@ from companion.ui.play import PlayScreen
 from companion.ui.widgets import Menu, Numbers
 from tests.apps import opened, press
 
-#: Presses per record line, set-up and leaving included, through the real loop. Before
-#: issue 13: 6.43, 6.30, 3.01, 5.58, 5.00. Microbot's menus gained the switch and puddle lines
+#: Presses per record line, through the real loop. Before issue 13, set-up and leaving
+#: included: 6.43, 6.30, 3.01, 5.58, 5.00. Microbot's menus gained the switch and puddle lines
 #: (issue 18) and the undone-roll choices (issue 13 section 1): 2.91 with them. Then a typed
 #: die's faces listed, the extras one press up, picks on the fastest move, a card's terrain
 #: an answer of its own, option menus on their default: 5.22, 4.97, 2.65, 4.48, 4.31. Then
 #: the optional lines just above the answer the cursor starts on, the likeliest nearest
 #: (issue 26 section 4): Microbot's action lines before the privilege, Penguin Panic's full
 #: circles up from "Roll for me" (where "Buy a die" is one press nearer): two presses more in
-#: Microbot's 125 lines and two fewer in Penguin Panic's 102, 2.66 and 4.43.
-MOST = {"gleebs-and-grues": 5.25, "leaf-climbers": 4.97, "microbot-racers": 2.67,
-        "penguin-panic": 4.44, "quick-lemmings": 4.32}
+#: Microbot's 125 lines and two fewer in Penguin Panic's 102, 2.66 and 4.43. From issue 26
+#: section 6 the set-up (a list of settings now) is counted apart, tests/test_setup.py: the
+#: lines alone take 4.78, 4.93, 2.43, 4.32, 3.69.
+MOST = {"gleebs-and-grues": 4.79, "leaf-climbers": 4.93, "microbot-racers": 2.44,
+        "penguin-panic": 4.33, "quick-lemmings": 3.69}
 
 
 def test_each_game_of_the_benchmark_session_takes_fewer_presses_a_line(tmp_path: pathlib.Path) -> None:
     found = play_session(session_records(), False, tmp_path)
     assert found.skipped == []
-    for game, (presses, lines) in found.games.items():
+    for game, (presses, lines, _, _) in found.games.items():
         assert presses / lines <= MOST[game], game
 
 
@@ -131,11 +133,11 @@ def test_an_option_menu_keeps_its_order_and_starts_on_the_default(tmp_path: path
     menu = app.top
     assert isinstance(menu, Menu)
     press(app, *["down"] * [item.label for item in menu.items].index("Microbot Racers"), "select")
-    press(app, "select", "select")  # Ann, Bob
+    press(app, "select", "select", "down", "select")  # Ann, Bob; Laps on the set-up list
     laps = app.top
     assert isinstance(laps, Menu) and laps.title == "Laps to win"
     assert [item.label for item in laps.items] == [str(n) for n in range(1, 10)]
     assert laps.items[laps.cursor].label == "3"  # the default
-    press(app, "down", "select", "select")  # one more lap; the easy side
+    press(app, "down", "select", "up", "select")  # one more lap; Start game
     assert app.session is not None and dict(app.session.header.options) == {"laps": "4"}
     app.store.close()

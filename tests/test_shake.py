@@ -77,7 +77,7 @@ def test_shake_rolls_the_dice_the_prompt_asks_for(tmp_path: pathlib.Path) -> Non
     h = Harness(tmp_path)
     shake = ShakeSwitch(ShakeSettings(PIN), h.events, clock=lambda: h.now)
     try:
-        h.presses("select", "select", "select", "select", "select", "select")  # a Microbot race
+        h.presses("select", "select", "select", "select", "select")  # a Microbot race
         assert h.shows("Who is P1 this turn?", 11)
         pin = Device.pin_factory.pin(PIN)
         for _ in range(10):
@@ -98,7 +98,7 @@ def test_a_shake_on_a_dark_screen_only_wakes_it(tmp_path: pathlib.Path) -> None:
     h = Harness(tmp_path)
     shake = ShakeSwitch(ShakeSettings(PIN), h.events, clock=lambda: h.now)
     try:
-        h.presses("select", "select", "select", "select", "select", "select")
+        h.presses("select", "select", "select", "select", "select")
         h.wait(700)
         assert h.output.level == "blank"
         Device.pin_factory.pin(PIN).drive_low()

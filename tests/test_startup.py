@@ -31,5 +31,5 @@ def test_a_fresh_start_loads_no_game_no_pygame_no_luma_and_no_phone_view(tmp_pat
 
 
 def test_resuming_loads_only_the_game_being_played(tmp_path: pathlib.Path) -> None:
-    loaded("--state", str(tmp_path), "--keys", "select select select select select select")
+    loaded("--state", str(tmp_path), "--keys", "select select select select select")
     assert loaded("--state", str(tmp_path), "--keys", "") == ["companion.games.microbot_racers"]

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from companion.config import Config, ScreenConfig
+from companion.config import Config
 from companion.games import game_by_id
 from companion.games.base import Line
 from companion.intents import Intent
@@ -28,8 +28,8 @@ def box(tmp_path: pathlib.Path) -> Harness:
 
 
 def start_microbot(box: Harness) -> None:
-    """Home > New game > Microbot Racers > Ann > Bob > 3 laps > easy side."""
-    box.presses("select", "select", "select", "select", "select", "select")
+    """Home > New game > Microbot Racers > Ann > Bob > Start game (3 laps, the easy side)."""
+    box.presses("select", "select", "select", "select", "select")
 
 
 def test_home_screen_offers_a_new_game(box: Harness) -> None:
@@ -176,17 +176,17 @@ def test_undo_at_the_start_says_so_on_the_screen_and_the_game_goes_on(box: Harne
 
 def test_a_changed_setting_is_asked_of_the_wiring_which_keeps_it(store: Store, tmp_path: pathlib.Path) -> None:
     """The settings screen writes no file: it hands the new settings to ``save``."""
-    asked: list[ScreenConfig] = []
+    asked: list[Config] = []
     app = App(store, Config(), save=asked.append)
     app.settings()
     app.handle(Intent("select"))  # Dim after: 60 s -> 120 s
-    assert asked == [replace(Config().screen, dim_after=120.0)]
+    assert asked == [replace(Config(), screen=replace(Config().screen, dim_after=120.0))]
     assert app.config.screen.dim_after == 120.0
     assert not [p for p in tmp_path.iterdir() if not p.name.startswith("companion.db")]  # the store alone
 
 
 def test_a_setting_the_wiring_cannot_keep_is_said_and_still_used(store: Store) -> None:
-    def full(screen: ScreenConfig) -> None:
+    def full(config: Config) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
     app = App(store, Config(), save=full)

@@ -55,7 +55,7 @@ def logged(box: Harness) -> list[str]:
 
 
 def start_new_game(box: Harness) -> None:
-    """Home > New game > Gleeb's and Grues > Ann > Bob: the companion question."""
+    """Home > New game > Gleeb's and Grues > Ann > Bob: the set-up list."""
     box.press("select")
     for _ in range(list(GAMES).index(GAME.id)):
         box.press("down")
@@ -67,8 +67,8 @@ def start_new_game(box: Harness) -> None:
 
 def test_the_device_picks_the_grues_squares_and_undo_offers_them_again(box: Harness) -> None:
     start_new_game(box)
-    assert box.shows("Companion plays?")
-    box.press("select")  # nobody
+    assert box.shows("Start game") and box.shows("Companion") and box.shows("nobody", 10)
+    box.press("select")  # Start game: Ann first, the companion playing nobody
     assert box.shows("Table") and box.shows("Grues: which squares?", 10)
     assert box.shows("Random squares")
     box.press("select")
@@ -230,7 +230,11 @@ def test_a_hint_from_the_game_menu_is_a_legal_move_played_with_one_press(box: Ha
 
 def test_a_seat_handed_to_the_companion_is_stored_and_its_moves_shown(box: Harness) -> None:
     start_new_game(box)
-    box.presses("down", "down", "select")  # the companion plays Bob
+    box.presses("down", "down", "select")  # Companion
+    assert box.shows("Companion plays?")
+    box.presses("down", "down", "select")  # Bob
+    assert box.shows("Bob", 10)  # the list says so
+    box.presses("up", "up", "select")  # Start game
     session = box.app.session
     assert session is not None
     assert ai.seats_of(box.store.game(session.gid).header) == ("Bob",)

@@ -60,7 +60,7 @@ def test_a_new_game_offers_shuffled_seats_and_starts_with_the_d20(box: Harness) 
     assert box.shows("2 players")
     box.presses("down", "down", "select")  # 4 players
     box.presses("select", "select", "select", "select")  # Ann, Bob, Cat, Dan
-    assert box.shows("Shuffle seats")
+    assert box.shows("Start game") and box.shows("Seats") and box.shows("shuffled", 10)
     box.press("select")
     assert box.shows("Table")  # whose turn: the table drops the leaves
     assert box.shows("Order:", 11)

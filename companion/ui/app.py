@@ -17,22 +17,21 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from companion.ai import advisor, seat_line
 from companion.clock import UNSURE_MARK
-from companion.config import ROLLS, Config, ScreenConfig
+from companion.config import ROLLS, Config, remembered_after
 from companion.dice import FAIR
 from companion.exc import RecordError, Unreadable, UnreadableRecord
 from companion.games import GAMES
 from companion.games.base import IllegalLine
 from companion.intents import Intent
 from companion.phone import PhoneView
-from companion.record import Header
 from companion.session import Session
 from companion.store import GameRow, Store, primary
 from companion.ui.draw import BLACK, HEADER, WHITE, WIDTH, blank, recording
 from companion.ui.games import screen_title
 from companion.ui.keytest import KeyEdge, KeyTest, PatternTest
 from companion.ui.play import PlayScreen
+from companion.ui.setup import NewGame
 from companion.ui.widgets import Item, Menu, Numbers, Page, Screen, confirm
 
 log = logging.getLogger(__name__)
@@ -56,17 +55,17 @@ def seconds(value: float) -> str:
     return f"{int(value)} s" if value < 60 else f"{int(value // 60)} min"
 
 
-#: Keeps the players' screen settings (the wiring's; it may raise OSError).
-SaveSettings = Callable[[ScreenConfig], None]
+#: Keeps what the players change on the box (the wiring's; it may raise OSError).
+SaveSettings = Callable[[Config], None]
 
 
 class App:
     """Screens, the session being played, and the ways into and out of it.
 
     The screens touch no file and no device: what they need of either is handed in. ``save``
-    keeps the screen settings a player changes (without it they last until the box restarts);
-    ``inputs`` are what the wiring's inputs give the key test to try (keys by role, other
-    inputs by name), for Settings > Test keys.
+    keeps the screen settings a player changes and the names typed at New game (without it
+    they last until the box restarts); ``inputs`` are what the wiring's inputs give the key
+    test to try (keys by role, other inputs by name), for Settings > Test keys.
     """
 
     def __init__(self, store: Store, config: Config, *, rng: random.Random = FAIR,
@@ -353,15 +352,24 @@ class App:
         return items
 
     def save_screen(self, **changes: Any) -> None:
-        screen = replace(self.config.screen, **changes)
-        self.config = replace(self.config, screen=screen)
+        self.keep(replace(self.config, screen=replace(self.config.screen, **changes)))
+
+    def remember(self, names: Sequence[str]) -> None:
+        """Names typed at New game, offered again at the next (the most recent first)."""
+        remembered = remembered_after(self.config.remembered, names, self.config.roster)
+        if remembered != self.config.remembered:
+            self.keep(replace(self.config, remembered=remembered))
+
+    def keep(self, config: Config) -> None:
+        """Use ``config`` from now on, and save what players change in it."""
+        self.config = config
         if self.save is not None:
             try:
-                self.save(screen)
+                self.save(config)
             except OSError as err:
                 self.toast(f"settings not saved: {err.strerror}")
 
-    # --- new game: game, player count, names, options, seats ---
+    # --- new game: the game, then the set-up's questions (companion.ui.setup) ---
 
     def new_game(self) -> None:
         def setup(game_id: str) -> None:
@@ -410,107 +418,3 @@ def link_marks(image: Image.Image, links: list[bool]) -> None:
 def title_of(row: GameRow) -> str:
     """A stored game's title, as the screen writes it."""
     return screen_title(row.game)
-
-
-class NewGame:
-    """The steps of setting up a game; each step pushes one question."""
-
-    def __init__(self, app: App, game_id: str) -> None:
-        self.app = app
-        self.game = GAMES[game_id]
-        self.names: list[str] = []
-        self.options: list[tuple[str, str]] = []
-        self.companion: tuple[str, ...] = ()  # the seats the companion plays
-        self.count_wanted = 0
-
-    def count(self) -> None:
-        low, high = self.game.min_players, self.game.max_players
-        if low == high:
-            self.set_count(low)
-            return
-        self.app.push(Menu("How many players?", [
-            Item(f"{n} players", partial(self.set_count, n)) for n in range(low, high + 1)
-        ]))
-
-    def set_count(self, count: int) -> None:
-        self.count_wanted = count
-        self.names = []
-        self.ask_name()
-
-    def ask_name(self) -> None:
-        seat = len(self.names) + 1
-        if seat > self.count_wanted:
-            self.ask_option(0)
-            return
-        free = [n for n in self.app.config.roster if n not in self.names]
-        default = f"P{seat}"
-        if default not in self.names and default not in free:
-            free.append(default)
-        self.app.push(Menu(f"Seat {seat} of {self.count_wanted}: who?", [
-            Item(name, partial(self.take_name, seat, name)) for name in free
-        ]))
-
-    def take_name(self, seat: int, name: str) -> None:
-        # A player who went back to an earlier seat chooses it again: the later seats go.
-        self.names[seat - 1:] = [name]
-        self.ask_name()
-
-    def ask_option(self, index: int) -> None:
-        keys = [k for k, spec in self.game.options.items() if spec.choices]
-        if index >= len(keys):
-            self.ask_companion()
-            return
-        key = keys[index]
-        spec = self.game.options[key]
-
-        def choose(value: str) -> None:
-            # Back to an earlier option and forward again: its old choice (and the later
-            # ones, asked again) must not stay, or the header names an option twice.
-            self.options = [(k, v) for k, v in self.options if keys.index(k) < index]
-            if value != spec.default:
-                self.options.append((key, value))
-            self.ask_option(index + 1)
-
-        # The choices in their own order (laps 1 to 9), the cursor on the default: the
-        # values next to it, the likeliest other answers, are one press away.
-        menu = Menu(spec.help or key, [
-            Item(value, partial(choose, value), "default" if value == spec.default else "")
-            for value in spec.choices
-        ])
-        menu.cursor = spec.choices.index(spec.default) if spec.default in spec.choices else 0
-        self.app.push(menu)
-
-    def ask_companion(self) -> None:
-        """For a game with an advisor: may the companion play a seat? Stored with the game."""
-        if advisor(self.game.id) is None:
-            self.ask_seats()
-            return
-
-        def hand(seats: tuple[str, ...]) -> None:
-            self.companion = seats
-            self.ask_seats()
-
-        self.app.push(Menu("Companion plays?", [
-            Item("Nobody", partial(hand, ()), "default"),
-            *(Item(name, partial(hand, (name,)), "box plays") for name in self.names),
-        ]))
-
-    def ask_seats(self) -> None:
-        if not self.game.random_seats:
-            self.start(self.names)
-            return
-
-        def shuffled() -> None:
-            order = list(self.names)
-            self.app.rng.shuffle(order)
-            self.start(order)
-
-        self.app.push(Menu("Seat order", [Item("Shuffle seats", shuffled, "random"),
-                                          Item("As entered", lambda: self.start(self.names))]))
-
-    def start(self, order: list[str]) -> None:
-        header = Header(self.game, tuple(order), tuple(self.options))
-        seats = [seat_line(name) for name in self.companion]
-        self.app.open(self.app.store.create(self.game.id, header.lines() + seats))
-        if self.game.random_seats:
-            self.app.toast("Order: " + " ".join(order))

@@ -9,8 +9,8 @@ use it to prove that every line of a record can be entered on the box.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
-from companion.ai import advisor
 from companion.exc import DriverError
 from companion.games.base import Choice, Field, Form, Grid, Line, Roll, Summary
 from companion.intents import Intent
@@ -18,8 +18,12 @@ from companion.record import Header
 from companion.ui.app import App
 from companion.ui.board import BoardScreen
 from companion.ui.games import screen_title
+from companion.ui.names import DONE, Cursor, NameEditor, moved
 from companion.ui.play import PlayScreen
-from companion.ui.widgets import Item, Menu, Numbers, Preview
+from companion.ui.setup import AS_ENTERED, COMPANION, SEATS, START, Count, CountsEntry, Seat, Setting, Slot, Value
+from companion.ui.widgets import Item, Menu, Numbers, Page, Preview
+
+T = TypeVar("T")
 
 
 class Driver:
@@ -42,23 +46,100 @@ class Driver:
             raise DriverError(f"{menu.title!r} offers no {label!r} (it has {labels})")
         self._straight(labels.index(label) - menu.cursor)
 
-    def new_game(self, header: Header) -> None:
-        """From the home screen, set up the game the header describes."""
-        game = header.game
+    def answer(self, wanted: object, what: str = "") -> bool:
+        """Choose the top menu's first line whose answer is ``wanted`` (or passes it, a
+        function); False when there is none."""
+        menu = self.app.top
+        if not isinstance(menu, Menu):
+            raise DriverError(f"no menu on screen for {what or wanted}")
+        passes = wanted if callable(wanted) else wanted.__eq__
+        found = [index for index, item in enumerate(menu.items) if passes(item.answer) is True]
+        if found:
+            self._straight(found[0] - menu.cursor)
+        return bool(found)
+
+    def new_game(self, header: Header, companion: str = "") -> None:
+        """From the home screen, set up the game the header describes: any header the
+        records contract allows, names the lists do not hold typed, every option set, the
+        seats as entered, and the companion playing the seat ``companion`` names (if it
+        can). :class:`DriverError` for one the box refuses, as replay would."""
         self.choose("New game")
-        self.choose(screen_title(game.id))
-        if game.min_players != game.max_players:
-            self.choose(f"{len(header.players)} players")
-        for name in header.players:
-            self.choose(name)
-        given = dict(header.options)
-        for key, spec in game.options.items():
-            if spec.choices:
-                self.choose(given.get(key, spec.default))
-        if advisor(game.id) is not None:
-            self.choose("Nobody")  # the companion plays no seat
-        if game.random_seats:
-            self.choose("As entered")
+        self.choose(screen_title(header.game.id))
+        count = len(header.players)
+        if self._answers(Count) and not self.answer(Count(count)):
+            raise DriverError(f"the box offers no game of {count} players")
+        for seat, name in enumerate(header.players, 1):
+            if not self.answer(Seat(seat, name)):
+                self.answer(Seat(seat, ""))
+                self.type_name(name)
+        wanted = Wanted(header, companion)
+        for key in [a.key for a in self._answers(Setting) if a != START]:
+            if not wanted.same(key, self._setting(key).value):
+                self._set(key, wanted)
+        self.answer(START)
+        if not isinstance(self.app.top, PlayScreen):
+            raise DriverError(f"the game did not start: {self._refusal()}")
+
+    def type_name(self, name: str) -> None:
+        """Type ``name`` on the name editor, and Done."""
+        for key in (*name, DONE):
+            editor = self.app.top
+            if not isinstance(editor, NameEditor):
+                raise DriverError(f"no name editor on screen for {name!r}")
+            for kind in _keys_to(editor.cursor, key):
+                self.press(Intent(kind))
+            self.press(Intent("select"))
+        if isinstance(self.app.top, NameEditor):
+            raise DriverError(f"{name!r} refused: {self.app.top.message}")
+
+    def _refusal(self) -> str:
+        """What the screen on top says against the last press: its message, or its page."""
+        top = self.app.top
+        return " ".join(top.lines) if isinstance(top, Page) else top.message
+
+    def _answers(self, kind: type[T]) -> list[T]:
+        top = self.app.top
+        return [item.answer for item in top.items if isinstance(item.answer, kind)] if isinstance(top, Menu) else []
+
+    def _setting(self, key: str) -> Setting:
+        found = [a for a in self._answers(Setting) if a.key == key]
+        if not found:
+            raise DriverError(f"the set-up offers no {key}")
+        return found[0]
+
+    def _set(self, key: str, wanted: Wanted) -> None:
+        """Change one line of the set-up list to the header's value."""
+        value = wanted.value(key)
+        for _ in range(MOST_TURNS):
+            self.answer(self._setting(key))
+            top = self.app.top
+            if isinstance(top, CountsEntry):
+                try:
+                    numbers = [int(word) for word in value.split(",")] if value else []
+                except ValueError:
+                    raise DriverError(f"{key} {value} is not numbers") from None
+                self._numbers(top.numbers, tuple(numbers.count(n) for n in range(top.ask.low, top.ask.high + 1)))
+                if isinstance(self.app.top, CountsEntry):
+                    raise DriverError(f"{key} {value} refused: {self.app.top.message}")
+            elif self._answers(Slot):
+                self._set_names(key, value.split(","))
+            elif self._answers(Value) and not self.answer(
+                    lambda a: isinstance(a, Value) and wanted.same(key, a.value)):
+                raise DriverError(f"the box offers no {key} {value}")
+            if wanted.same(key, self._setting(key).value):
+                return
+        raise DriverError(f"the set-up cannot make {key} {value}")
+
+    def _set_names(self, key: str, names: list[str]) -> None:
+        for slot in self._answers(Slot):
+            if slot.index >= 0 and slot.value != names[slot.index]:
+                self.answer(slot)
+                if not self.answer(Value(key, names[slot.index])):
+                    self.answer(Value(key, ""))
+                    self.type_name(names[slot.index])
+        self.answer(next(slot for slot in self._answers(Slot) if slot.index == -1))
+        if isinstance(self.app.top, Page):
+            raise DriverError(f"{key} {','.join(names)} refused: {self._refusal()}")
 
     def leave_game(self) -> None:
         """Back out of whatever is open to the play screen, then leave through the game menu."""
@@ -130,14 +211,18 @@ class Driver:
             screen = self.app.top
             if not isinstance(screen, Numbers):
                 raise DriverError("no number entry on screen")
+            if not field.low <= value <= field.high:  # walking round would enter another number
+                raise DriverError(f"{field.label} takes {field.low}-{field.high} on the box, not {value}")
             self._walk("up", "down", value - screen.values[screen.at], field.high - field.low + 1)
 
     def _squares(self, grid: Grid, line: Line) -> None:
         words = line.args[len(grid.prefix):]
         size = len(grid.words((1, 1)))
         for start in range(0, len(words), size):
-            target = next((c, r) for c in range(1, grid.cols + 1) for r in range(1, grid.rows + 1)
-                          if grid.words((c, r)) == words[start:start + size])
+            target = next(((c, r) for c in range(1, grid.cols + 1) for r in range(1, grid.rows + 1)
+                           if grid.words((c, r)) == words[start:start + size]), None)
+            if target is None:
+                raise DriverError(f"the board has no square {' '.join(words[start:start + size])}")
             screen = self.app.top
             if not isinstance(screen, BoardScreen):
                 raise DriverError("no board on screen")
@@ -165,4 +250,64 @@ def _path(board: BoardScreen[Summary], target: tuple[int, int]) -> list[str]:
 
 def _value(field: Field, word: str) -> int:
     """The number a form field needs for a record word."""
+    if field.names and word not in field.names:
+        raise DriverError(f"{field.label} is one of {', '.join(field.names)} on the box, not {word}")
     return field.low + field.names.index(word) if field.names else int(word)
+
+
+def _keys_to(cursor: Cursor, key: str) -> list[str]:
+    """The fewest up, down and select presses (the 3-button build's keys) that bring the
+    name editor's cursor onto ``key``, breadth first over the editor's own moves."""
+    paths: dict[Cursor, list[str]] = {cursor: []}
+    frontier = [cursor]
+    while frontier:
+        nxt = []
+        for at in frontier:
+            if at.picking and at.key == key:
+                return paths[at]
+            for kind in ("up", "down", "select"):
+                there = moved(at, kind)
+                if there is not None and there not in paths:
+                    paths[there] = [*paths[at], kind]
+                    nxt.append(there)
+        frontier = nxt
+    raise DriverError(f"the name editor has no key {key!r}")
+
+
+#: Presses of one line of the set-up list, at most, to bring it to a value (a line that
+#: turns from one value to the next on each press).
+MOST_TURNS = 10
+
+
+class Wanted:
+    """The set-up a header asks for, line by line of the set-up list."""
+
+    def __init__(self, header: Header, companion: str = "") -> None:
+        self.header = header
+        self.options = dict(header.options)
+        self.companion = companion
+
+    def value(self, key: str) -> str:
+        """The header's value for a line of the set-up list."""
+        game = self.header.game
+        if key in game.options:
+            return self.options.get(key, game.options[key].default)
+        if key == COMPANION:
+            return self.companion
+        return AS_ENTERED if key == SEATS else ""  # the first seat starts
+
+    def same(self, key: str, value: str) -> bool:
+        """Whether the list's ``value`` makes the game the header makes (options are
+        compared as the game reads them: ``03`` laps are 3, and who starts may be the first
+        seat by name)."""
+        game, want = self.header.game, self.value(key)
+        if key == game.starter:
+            want, value = want or self.header.players[0], value or self.header.players[0]
+        if key not in game.options:
+            return value == want
+        spec = game.options[key]
+        try:
+            wanted = spec.parse(want)
+        except ValueError:  # an illegal value: the box is asked for it, and must refuse it
+            return False
+        return bool(spec.parse(value) == wanted)

@@ -102,6 +102,8 @@ class Menu(Screen):
         self.corner = corner
         self.cursor = 0
         self.first = 0  # the first line in view
+        #: Every line's hint shown, not only the chosen one's (a list of settings and their values).
+        self.all_hints = False
 
     @property
     def items(self) -> Sequence[Item]:
@@ -119,8 +121,8 @@ class Menu(Screen):
             if chosen:  # framed, with a solid tab: the inverted bar is the title's alone
                 draw.rectangle((0, y + 1, WIDTH - 9, y + ROW - 1), outline=WHITE)
                 draw.rectangle((0, y + 1, 2, y + ROW - 1), fill=WHITE)
-            label_and_hint(draw, (5, y + 12), WIDTH - 12, item.label, item.hint if chosen else "",
-                           12, WHITE)
+            label_and_hint(draw, (5, y + 12), WIDTH - 12, item.label,
+                           item.hint if chosen or self.all_hints else "", 12, WHITE)
         arrows(draw, WIDTH - 7, 15, HEIGHT - 2, top > 0, top + ROWS < len(items))
         if self.message:
             draw.rectangle((0, HEIGHT - 13, WIDTH - 1, HEIGHT - 1), fill=WHITE)
@@ -200,7 +202,7 @@ def draw_value(draw: ImageDraw.ImageDraw, middle: int, word: str, sized: tuple[i
 def value_size(word: str, width: int) -> tuple[int, int]:
     """The largest type (and its baseline) in which a value fits ``width`` and the rows
     under :data:`VALUES_TOP`, a clear row round its ink."""
-    for size in (VALUE_SIZE, 16):
+    for size in (VALUE_SIZE, 16, 12):  # 12: a long colour name, its tall letters clear of the line
         if fit(word, size, width) == word:
             mask, _, top = rendered(word, size, "ms")
             height = mask.height if mask is not None else 0

@@ -58,7 +58,7 @@ def test_the_pedal_rolls_the_dice_the_prompt_asks_for(tmp_path: pathlib.Path) ->
     h = Harness(tmp_path)
     foot = FootSwitch(config.inputs["foot"], h.events, clock=lambda: h.now)
     try:
-        h.presses("select", "select", "select", "select", "select", "select")  # a Microbot race
+        h.presses("select", "select", "select", "select", "select")  # a Microbot race
         assert h.shows("Who is P1 this turn?", 11)
         pedal = Device.pin_factory.pin(PIN)
         pedal.drive_low()
