@@ -102,7 +102,7 @@ class Harness:
     """One companion: store on disk, minimal-build (or other) buttons, dummy display."""
 
     def __init__(self, directory: pathlib.Path, preset: str = "minimal", seed: int = 7,
-                 store_file: str = "games.sqlite", clock: Clock = SYSTEM) -> None:
+                 store_file: str = "games.sqlite", clock: Clock = SYSTEM, config: Config | None = None) -> None:
         Device.pin_factory = MockFactory()
         self.now = 1000.0
         self.events: queue.Queue[object] = queue.Queue()
@@ -112,7 +112,7 @@ class Harness:
         self.device = dummy(width=128, height=64, mode="1", serial_interface=self.serial)
         self.store = Store(str(directory / store_file), clock=clock)
         # Wired as `companion run` wires it: settings kept in the directory, the preset's keys.
-        self.app = App(self.store, Config(), rng=random.Random(seed), inputs=list(self.pins),
+        self.app = App(self.store, config or Config(), rng=random.Random(seed), inputs=list(self.pins),
                        save=partial(save_settings, state_dir=directory))
         self.output = Output(lambda: self.device, shift=False, clock=lambda: self.now)
         self.daemon = Daemon(self.app, self.output, self.events, KeyLogic(0.02, 0.6),

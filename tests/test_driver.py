@@ -1,41 +1,83 @@
-"""Every line of every whole golden game can be entered on the box with up, down and select:
-the generic prompt model leaves nothing that only a record file could say."""
+"""Every golden record can be typed on the box from the home screen with up, down and
+select, set-up included: its names (from the roster, or typed letter by letter when the
+roster does not hold them), who starts and every option. The stored game, exported, is the
+record line for line. An illegal record is typed up to its illegal line, and the box takes
+nothing more: a header the contract refuses cannot be set up, and an illegal line cannot
+be entered. The generic prompt model and the set-up leave nothing that only a record file
+could say."""
 
 from __future__ import annotations
 
+import contextlib
 import pathlib
 
 import pytest
 
-from companion.record import Replayed, replay_text
-from companion.session import Session
+from companion.config import Config
+from companion.exc import DriverError
+from companion.export import export
+from companion.games import game_by_id
+from companion.games.base import Line
+from companion.record import Header, replay_text
 from companion.ui.driver import Driver
+from tests.goldens import records
 from tests.harness import Harness
 
-GOLDEN = pathlib.Path(__file__).parent / "golden"
+RECORDS = records()
+#: A roster without any golden record's names: every name is typed with the name editor.
+STRANGERS = Config(roster=("Xia", "Yves"))
 
 
-def settable_on_the_box(replayed: Replayed) -> bool:
-    """Options the new-game screens offer (free-text options exist only in records)."""
-    specs = replayed.header.game.options
-    return all(value in specs[key].choices for key, value in replayed.header.options)
+def record_lines(text: str) -> list[str]:
+    """A record's lines as the store keeps them: no comments, no blank lines, single spaces."""
+    return [" ".join(line.split("#")[0].split()) for line in text.splitlines() if line.split("#")[0].strip()]
 
 
-RECORDS = [path for path in sorted(GOLDEN.glob("*/*.record")) if path.with_suffix(".json").exists()
-           and settable_on_the_box(replay_text(path.read_text()))]
+def stored_lines(box: Harness) -> list[str]:
+    """The game on the box as ``companion export`` writes it."""
+    assert box.app.session is not None
+    exported = export(box.store, box.app.session.gid)
+    assert exported is not None and exported.problem == ""
+    return record_lines(exported.record)
 
 
+def header_of(lines: list[str]) -> Header:
+    """The header these lines give, unchecked (an illegal one too)."""
+    game = game_by_id(lines[0].split()[1])
+    assert game is not None
+    players = tuple(next(line.split()[1:] for line in lines if line.startswith("players ")))
+    options = tuple((line.split()[1], line.split()[2]) for line in lines if line.startswith("option "))
+    return Header(game, players, options)
+
+
+@pytest.mark.parametrize("roster", ["roster", "typed"])
 @pytest.mark.parametrize("path", RECORDS, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_a_golden_game_typed_through_the_screens_is_stored_line_for_line(
-        path: pathlib.Path, tmp_path: pathlib.Path) -> None:
-    replayed = replay_text(path.read_text())
-    box = Harness(tmp_path)
+def test_a_golden_record_typed_through_the_screens_is_stored_line_for_line(
+        path: pathlib.Path, roster: str, tmp_path: pathlib.Path) -> None:
+    text = path.read_text()
+    error = path.with_suffix(".error")
+    bad = int(error.read_text().split()[0]) if error.exists() else 0  # the illegal line, physically
+    legal = record_lines("\n".join(text.splitlines()[:bad - 1])) if bad else record_lines(text)
+    box = Harness(tmp_path, config=STRANGERS if roster == "typed" else None)
     driver = Driver(box.app, lambda intent: box.intent(intent.kind, intent.value))
-    driver.new_game(replayed.header)
-    for line in replayed.actions:
-        driver.line(line)
-    stored = Session(box.store, box.app.session.gid)
-    assert stored.state == replayed.state
-    if stored.over():
-        assert box.shows("Game over")
-    box.close()
+    try:
+        if not any(line.startswith("players ") for line in legal) or (
+                bad and text.splitlines()[bad - 1].split()[0] in ("players", "option")):
+            # The illegal line is the header's: the box refuses to set such a game up.
+            with pytest.raises(DriverError):
+                driver.new_game(header_of(record_lines(text)))
+            assert box.store.games() == []
+            return
+        replayed = replay_text("\n".join(legal) + "\n")
+        driver.new_game(replayed.header)
+        for line in replayed.actions:
+            driver.line(line)
+        assert stored_lines(box) == legal
+        if bad:  # the box offers no way to enter the illegal line, or refuses it
+            with contextlib.suppress(DriverError):
+                driver.line(Line.parse(record_lines(text.splitlines()[bad - 1])[0]))
+            assert stored_lines(box) == legal
+        elif box.app.session is not None and box.app.session.over():
+            assert box.shows("Game over")
+    finally:
+        box.close()
