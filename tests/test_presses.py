@@ -29,8 +29,11 @@ from tests.apps import opened, press
 #: (issue 26 section 4): Microbot's action lines before the privilege, Penguin Panic's full
 #: circles up from "Roll for me" (where "Buy a die" is one press nearer): two presses more in
 #: Microbot's 125 lines and two fewer in Penguin Panic's 102, 2.66 and 4.43.
+#: Buying a die checked before it is logged, as every fish cost is (issue 26 section 8), and
+#: the end screen's cursor on the summary, not on undo (section 5: leaving is a press
+#: further): Penguin Panic 4.46, Quick Lemmings 4.38.
 MOST = {"gleebs-and-grues": 5.25, "leaf-climbers": 4.97, "microbot-racers": 2.67,
-        "penguin-panic": 4.44, "quick-lemmings": 4.32}
+        "penguin-panic": 4.47, "quick-lemmings": 4.38}
 
 
 def test_each_game_of_the_benchmark_session_takes_fewer_presses_a_line(tmp_path: pathlib.Path) -> None:

@@ -23,13 +23,24 @@ from companion.config import ROLLS, Config, ScreenConfig
 from companion.dice import FAIR
 from companion.exc import RecordError, Unreadable, UnreadableRecord
 from companion.games import GAMES
-from companion.games.base import IllegalLine
+from companion.games.base import IllegalLine, counted
 from companion.intents import Intent
 from companion.phone import PhoneView
 from companion.record import Header
 from companion.session import Session
 from companion.store import GameRow, Store, primary
-from companion.ui.draw import BLACK, HEADER, WHITE, WIDTH, blank, recording
+from companion.ui.draw import (
+    BLACK,
+    HEADER,
+    WHITE,
+    WIDTH,
+    blank,
+    length,
+    naming,
+    notice_fits,
+    overdrawn,
+    recording,
+)
 from companion.ui.games import screen_title
 from companion.ui.keytest import KeyEdge, KeyTest, PatternTest
 from companion.ui.play import PlayScreen
@@ -78,7 +89,7 @@ class App:
         self.save = save
         self.inputs = tuple(inputs)
         self.rng = rng
-        self.stack: list[Screen] = [Menu("companion", self.home_items)]
+        self.stack: list[Screen] = [Menu("Companion", self.home_items)]
         self.session: Session | None = None
         self.links: dict[str, bool] = {}  # serial ports by name: is their device connected
         self._seen = self.store_version()
@@ -94,6 +105,15 @@ class App:
 
     def toast(self, message: str) -> None:
         self.top.message = message
+        self.page_long_message()
+
+    def page_long_message(self) -> None:
+        """A message longer than the screen on top has room for goes on a page of its own
+        (select or back closes it), so that no word of it is lost."""
+        top = self.top
+        if top.message and not notice_fits(top.message, top.notice_area):
+            message, top.message = top.message, ""
+            self.push(Page("Message", message))
 
     @property
     def top(self) -> Screen:
@@ -119,6 +139,7 @@ class App:
             log.error("not saved: %s", err)
             full = primary(err) == sqlite3.SQLITE_FULL
             self.toast("Not saved: disk full" if full else "Not saved: disk error")
+        self.page_long_message()
 
     def store_version(self) -> int:
         """SQLite's count of changes other connections committed to the store (``PRAGMA
@@ -151,8 +172,10 @@ class App:
     def frame(self) -> Image.Image:
         """The top screen, drawn afresh."""
         image = blank()
-        with recording() as drawn:  # what it says, for a terminal too small for the picture
+        names = self.session.players if self.session is not None else ()
+        with recording() as drawn, naming(names):  # what it says, for a terminal too small
             self.top.draw(ImageDraw.Draw(image))
+        overdrawn(image, drawn)  # (the tests' check: nothing in production)
         image.info["texts"] = tuple((d.words, d.box, d.fill) for d in drawn)
         if self.links:
             link_marks(image, [self.links[name] for name in sorted(self.links)])
@@ -206,6 +229,7 @@ class App:
             if isinstance(screen, PlayScreen):
                 del self.stack[depth + 1:]
                 screen.changed(message)
+                self.page_long_message()
                 return
 
     def resume_latest(self) -> bool:
@@ -219,7 +243,7 @@ class App:
         items = [Item("New game", self.new_game)]
         playing = self.store.games("playing")
         if len(playing) == 1:
-            items.insert(0, Item("Resume", lambda: self.open(playing[0].id), title_of(playing[0])))
+            items.insert(0, Item("Resume", lambda: self.open(playing[0].id), hint_title(playing[0])))
         elif playing:
             items.insert(0, Item("Resume", self.resume_menu, f"{len(playing)} games"))
         items += [Item("History", self.history), Item("Rules", self.rules),
@@ -246,8 +270,10 @@ class App:
             return False
         self.session = session
         del self.stack[1:]
-        self.push(PlayScreen(self.session, self, self.rng, leave=self.leave_game,
-                             one_by_one=lambda: self.config.screen.rolls == "one-by-one"))
+        play = PlayScreen(self.session, self, self.rng, leave=self.leave_game,
+                          one_by_one=lambda: self.config.screen.rolls == "one-by-one")
+        self.push(play)
+        play.resume_roll()
         return True
 
     def leave_game(self) -> None:
@@ -260,12 +286,13 @@ class App:
             body = (f"{title_of(row)}\n{when(row.created, row.created_synced)}\n"
                     f"Players: {', '.join(players)}.\n"
                     f"Winners: {', '.join(row.winners) or 'nobody'}.\n"
-                    f"{row.head} entries.")
+                    f"{counted(row.head, 'entry', 'entries')}.")
             self.push(Page("Finished game", body))
 
         def show(row: GameRow) -> None:
-            self.push(Menu(title_of(row), [Item("Log", partial(self.show_log, row.id), f"{row.head} entries"),
-                                           Item("Details", partial(details, row))]))
+            self.push(Menu(title_of(row), [
+                Item("Log", partial(self.show_log, row.id), counted(row.head, "entry", "entries")),
+                Item("Details", partial(details, row))]))
 
         from companion.ui.stats import DiceCount, players_menu
 
@@ -412,6 +439,17 @@ def title_of(row: GameRow) -> str:
     return screen_title(row.game)
 
 
+#: Room for a hint beside a short menu line ("Resume"): 14 small letters.
+HINT_ROOM = 70
+
+
+def hint_title(row: GameRow) -> str:
+    """A stored game's title as a menu line's hint: its first word where the whole title
+    would crowd the line ("Microbot", "Gleeb's")."""
+    title = title_of(row)
+    return title if length(title, 10) <= HINT_ROOM else title.split()[0]
+
+
 class NewGame:
     """The steps of setting up a game; each step pushes one question."""
 
@@ -428,9 +466,13 @@ class NewGame:
         if low == high:
             self.set_count(low)
             return
-        self.app.push(Menu("How many players?", [
-            Item(f"{n} players", partial(self.set_count, n)) for n in range(low, high + 1)
-        ]))
+        usual = self.game.usual_players or low
+        menu = Menu("How many players?", [
+            Item(f"{n} players", partial(self.set_count, n), "rules" if n == self.game.usual_players else "")
+            for n in range(low, high + 1)
+        ])
+        menu.cursor = usual - low  # on the table the rules are written for
+        self.app.push(menu)
 
     def set_count(self, count: int) -> None:
         self.count_wanted = count
@@ -473,8 +515,10 @@ class NewGame:
 
         # The choices in their own order (laps 1 to 9), the cursor on the default: the
         # values next to it, the likeliest other answers, are one press away.
-        menu = Menu(spec.help or key, [
-            Item(value, partial(choose, value), "default" if value == spec.default else "")
+        title = spec.help or key
+        menu = Menu(title[:1].upper() + title[1:], [
+            Item(value[:1].upper() + value[1:], partial(choose, value),
+                 "default" if value == spec.default else "", answer=value)
             for value in spec.choices
         ])
         menu.cursor = spec.choices.index(spec.default) if spec.default in spec.choices else 0
@@ -505,7 +549,7 @@ class NewGame:
             self.app.rng.shuffle(order)
             self.start(order)
 
-        self.app.push(Menu("Seat order", [Item("Shuffle seats", shuffled, "random"),
+        self.app.push(Menu("Seat order", [Item("Shuffle seats", shuffled),
                                           Item("As entered", lambda: self.start(self.names))]))
 
     def start(self, order: list[str]) -> None:

@@ -19,7 +19,7 @@ from companion.ui.app import App
 from companion.ui.board import BoardScreen
 from companion.ui.games import screen_title
 from companion.ui.play import PlayScreen
-from companion.ui.widgets import Item, Menu, Numbers, Preview
+from companion.ui.widgets import Item, Menu, Numbers, Page, Preview
 
 
 class Driver:
@@ -42,6 +42,16 @@ class Driver:
             raise DriverError(f"{menu.title!r} offers no {label!r} (it has {labels})")
         self._straight(labels.index(label) - menu.cursor)
 
+    def choose_answer(self, answer: object) -> None:
+        """Move the top menu's cursor to the item that enters ``answer`` and select it."""
+        menu = self.app.top
+        if not isinstance(menu, Menu):
+            raise DriverError(f"no menu on screen to choose {answer!r} from")
+        answers = [item.answer for item in menu.items]
+        if answer not in answers:
+            raise DriverError(f"{menu.title!r} offers no {answer!r}")
+        self._straight(answers.index(answer) - menu.cursor)
+
     def new_game(self, header: Header) -> None:
         """From the home screen, set up the game the header describes."""
         game = header.game
@@ -54,7 +64,7 @@ class Driver:
         given = dict(header.options)
         for key, spec in game.options.items():
             if spec.choices:
-                self.choose(given.get(key, spec.default))
+                self.choose_answer(given.get(key, spec.default))
         if advisor(game.id) is not None:
             self.choose("Nobody")  # the companion plays no seat
         if game.random_seats:
@@ -76,7 +86,10 @@ class Driver:
     # --- the play screen ---
 
     def line(self, line: Line) -> None:
-        """Enter one record line on the play screen."""
+        """Enter one record line on the play screen (a message too long for it, on a page
+        of its own, is read first: select closes it)."""
+        while isinstance(self.app.top, Page) and len(self.app.stack) > 2:
+            self.press(Intent("select"))
         screen = self.app.top
         if not isinstance(screen, PlayScreen):
             raise DriverError(f"not on the play screen for {line}")

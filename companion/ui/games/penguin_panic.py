@@ -278,6 +278,13 @@ VIEWS: tuple[View[PenguinSummary], ...] = (("Scores", scores), ("Fish", fish_pag
                            ("Penguins", penguins))
 
 
+def corner(summary: PenguinSummary) -> str:
+    """The round of the question: once a round's line is empty, the next is drawn (the
+    summary counts rounds begun: a round begins with its line)."""
+    asks_next = summary["stage"] == "turns" and summary["line"] == 0
+    return f"R{summary['round'] + asks_next}"
+
+
 def summary_lines(summary: PenguinSummary) -> list[str]:
     """The summary page, a short fact a line: fish and escapes by player in turn order,
     their abilities, then the bag, the line and the board."""
@@ -290,4 +297,5 @@ def summary_lines(summary: PenguinSummary) -> list[str]:
 
 
 #: What this game draws its own way (the rest is generic).
-SCREENS: Screens[PenguinSummary] = Screens(panel=panel, summary_lines=summary_lines, views=VIEWS)
+SCREENS: Screens[PenguinSummary] = Screens(panel=panel, corner=corner, summary_lines=summary_lines,
+                                           views=VIEWS)
