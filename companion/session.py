@@ -344,6 +344,11 @@ class Session:
         self._advance(entry.seq, state)
         self.played = None
 
+    def lines(self) -> tuple[Line, ...]:
+        """The game's action lines up to the current position, as the record has them."""
+        return tuple(Line.parse(text) for entry in self.store.entries(self.gid, self.head)
+                     for text in entry.lines)
+
     def keep_reveal(self, shown: int) -> None:
         """The latest entry, a roll shown one line at a time: the table has seen ``shown``
         of its lines. A convenience: a store that cannot keep it costs only that."""

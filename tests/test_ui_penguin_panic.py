@@ -395,3 +395,36 @@ def test_once_a_circle_is_logged_the_rules_of_this_step_give_the_order(box: Harn
     box.presses("down", "down")  # Back to the game, Undo, then the rules of this step
     box.press("select")
     assert box.shows("Several circles", 11) and box.shows("full at once: they", 11)
+
+
+# --- the yard's bounds: the box's own checks ---
+
+
+def seven_in_circle_1() -> tuple[str, ...]:
+    """Seven turns, each placing a penguin in circle 1 (Bob rolls three dice: ability 6)."""
+    turns: tuple[str, ...] = ()
+    for turn in range(7):
+        who = ("Bob", "Ann")[turn % 2]
+        turns += (f"{who} roll 1 1" + (" 1" if who == "Bob" else ""), f"{who} place 1 1 0")
+    return turns
+
+
+def test_a_circle_that_holds_seven_is_asked_about_and_takes_no_eighth(box: Harness) -> None:
+    """Issue 26 §8: the box accepted a circle of 14. Seven placed in one circle fill it:
+    the box asks whether it is full, the full circle first under the cursor; a penguin more
+    in it is refused with the reason (the record would still take it: the bound is the
+    box's, see penguin_panic_yard)."""
+    session = open_game(box, *ROUND_2P, *seven_in_circle_1())  # Bob placed the seventh
+    assert box.shows("Bob: circle 1 full?", 11)
+    assert box.shows("full circle 1")  # the cursor on it
+    assert "+ Roll for me" in labels(box)  # what the rules ask next: one of the lines above
+    box.long_press()  # Back to the game
+    box.press("select")
+    down_to(box, "+ Enter faces", key="up")
+    box.press("select")
+    digits(box, 1, 1)
+    box.press("select")
+    assert box.shows("Ann: place in", 11)
+    box.presses("select", "select", "select")  # circle 1: 1 linked, 0 coloured
+    assert box.says("circle 1 is full")
+    assert stored(box, session)[-1] == "Ann roll 1 1"  # the placement was not logged

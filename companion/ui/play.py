@@ -156,6 +156,7 @@ class PlayScreen(Screen):
         self._optional = range(0)  # where the extras are among the items
         self.seats = ai.seats_of(session.stored_header())  # the companion plays
         self._advice: tuple[Any, ai.Advice | None] | None = None
+        self._asked: tuple[Any, Prompt | None] | None = None  # the position and its prompt
         #: This table's way with dice: True once it types faces in, False once the
         #: companion rolls; the cursor starts on the same way next time.
         self.by_hand = False
@@ -171,7 +172,7 @@ class PlayScreen(Screen):
         starts on (the likeliest nearest, so one press up); the end menu when over (any line
         the rules still accept after the end first, the cursor on it, else on the summary)."""
         if self._items is None:
-            ask = self.session.prompt()
+            ask = self.prompt()
             self._optional = range(0)
             if ask is None or not ask.answers:
                 extras = [item for answer in (ask.extras if ask else ()) for item in self._answer(answer, "+ ")]
@@ -374,13 +375,17 @@ class PlayScreen(Screen):
         play screen's question."""
         if not self.guarded(lambda: self.session.after([line])):  # kept: logging it applies nothing
             return
+        doubt = self.screens.doubt(self.session.lines(), line)  # the box's own check
+        if doubt:
+            self.message = doubt
+            return
         ahead = self.session.game.preview(self.session.state, line)
         if not ahead:
             self.play([line])
             return
         told = ahead if fits_banner(ahead) else ""  # a longer one: the result box holds less
         self.host.push(Preview(line.actor, ahead, lambda: self.play([line], told), change,
-                               self.header_row, question or self.question(self.session.prompt())))
+                               self.header_row, question or self.question(self.prompt())))
 
     def pick_squares(self, grid: Grid) -> None:
         ask = self.session.prompt()
@@ -519,9 +524,18 @@ class PlayScreen(Screen):
 
     # --- drawing and input ---
 
+    def prompt(self) -> Prompt | None:
+        """The rules' prompt as the box asks it (``Screens.ask``): worked out once for each
+        position of the game."""
+        state = self.session.state
+        if self._asked is None or self._asked[0] is not state:
+            ask = self.session.prompt()
+            self._asked = (state, ask and self.screens.ask(self.session.lines(), ask))
+        return self._asked[1]
+
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
         summary = self.session.summary()
-        ask = self.session.prompt()
+        ask = self.prompt()
         self.top_bar(draw, summary, ask)
         if self.message:  # a long one (a refusal's reason) takes the panel's place too
             if notice_top(self.message, self.notice_area) > PANEL[3]:
@@ -566,7 +580,7 @@ class PlayScreen(Screen):
 
     def question_row(self, draw: ImageDraw.ImageDraw) -> None:
         """The question's row as this screen draws it (kept under dice being entered)."""
-        question_line(draw, self.question(self.session.prompt()))
+        question_line(draw, self.question(self.prompt()))
 
     def top_bar(self, draw: ImageDraw.ImageDraw, summary: Summary, ask: Prompt | None) -> None:
         """Whose turn (or that the game is over) and the game's corner figure, and the

@@ -18,7 +18,11 @@ from collections.abc import Iterator, Sequence
 
 from PIL import ImageDraw
 
+from companion.games.base import Form, Line, Prompt
+from companion.games.frozen import replace
 from companion.games.penguin_panic import CIRCLES, LINE, MAX_FISH, SPACES, TOTAL, PenguinSummary
+from companion.games.penguin_panic_yard import doubt as yard_doubt
+from companion.games.penguin_panic_yard import yard_of
 from companion.ui.draw import BLACK, WHITE, bar, font, text
 from companion.ui.figures import Box, View
 from companion.ui.games import Screens
@@ -296,6 +300,24 @@ def summary_lines(summary: PenguinSummary) -> list[str]:
     return lines
 
 
+def ask(lines: Sequence[Line], prompt: Prompt) -> Prompt:
+    """When the lines leave no room in a circle, the box asks whether it is full: the
+    placer's full circle is the question's answer, what the rules ask next one press away."""
+    full = yard_of(lines).full()
+    asked = tuple(a for a in prompt.extras if isinstance(a, Form) and a.verb == "complete"
+                  and not a.refusal and a.prefix[:1] in {(str(circle),) for circle in full})
+    if not asked or not prompt.answers:
+        return prompt
+    return replace(prompt, question=f"{asked[0].actor}: circle {asked[0].prefix[0]} full?",
+                   answers=asked, likely=0,
+                   extras=(*prompt.answers, *(a for a in prompt.extras if a not in asked)))
+
+
+def doubt(lines: Sequence[Line], line: Line) -> str:
+    """The yard's bounds, checked before a placement or a full circle is logged."""
+    return yard_doubt(yard_of(lines), line) if line.verb in ("place", "complete") else ""
+
+
 #: What this game draws its own way (the rest is generic).
-SCREENS: Screens[PenguinSummary] = Screens(panel=panel, corner=corner, summary_lines=summary_lines,
-                                           views=VIEWS)
+SCREENS: Screens[PenguinSummary] = Screens(panel=panel, corner=corner, doubt=doubt, ask=ask,
+                                           summary_lines=summary_lines, views=VIEWS)
