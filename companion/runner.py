@@ -41,7 +41,7 @@ from companion.smallfile import unfit
 from companion.statedir import full_disk, hold, prepare
 from companion.store import Store
 from companion.ui.app import App
-from companion.ui.draw import blank, text, wrap
+from companion.ui.draw import WIDTH, blank, lines
 from companion.ui.widgets import Page
 
 log = logging.getLogger(__name__)
@@ -252,8 +252,7 @@ def fault_frame(message: str) -> Image.Image:
     """A start-up failure on the glass (it stays there after the exit: the device persists)."""
     image = blank()
     draw = ImageDraw.Draw(image)
-    for row, line in enumerate(wrap(message, 11)[:5]):
-        text(draw, (2, 11 + 12 * row), line, 11)
+    lines(draw, (2, 11), message, 11, WIDTH - 4, 5, 12)
     return image
 
 

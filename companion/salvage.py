@@ -40,6 +40,7 @@ from companion import rawread
 from companion.backup import changes_of, copies, regular, sync_directory
 from companion.exc import RecordError, UnreadableRecord
 from companion.games import GAMES
+from companion.games.base import counted
 from companion.record import Replayer, replay_header
 from companion.statedir import not_a_store
 from companion.store import STATUSES, Store, primary, quote
@@ -125,7 +126,7 @@ def salvage(path: str, finding: str) -> tuple[Store, str]:
               "store, with %d entries%s", path, finding, aside.name, kept.games, kept.seen,
               kept.entries, f" (starting from {kept.backup})" if kept.backup else "")
     # one line of the 128-pixel screen (it wraps the rest)
-    return store, f"Damaged store, {kept.games} kept, {kept.entries} entries"
+    return store, f"Damaged store, {kept.games} kept, {counted(kept.entries, 'entry', 'entries')}"
 
 
 def set_aside(path: pathlib.Path) -> pathlib.Path:

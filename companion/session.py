@@ -30,6 +30,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 import sqlite3
@@ -342,6 +343,26 @@ class Session:
         self.store.move_head(self.gid, entry.seq, *self._ending(state))
         self._advance(entry.seq, state)
         self.played = None
+
+    def lines(self) -> tuple[Line, ...]:
+        """The game's action lines up to the current position, as the record has them."""
+        return tuple(Line.parse(text) for entry in self.store.entries(self.gid, self.head)
+                     for text in entry.lines)
+
+    def keep_reveal(self, shown: int) -> None:
+        """The latest entry, a roll shown one line at a time: the table has seen ``shown``
+        of its lines. A convenience: a store that cannot keep it costs only that."""
+        with contextlib.suppress(sqlite3.Error):
+            self.store.keep_reveal(self.gid, self.head, shown)
+
+    def reveal_left(self) -> tuple[Any, tuple[Line, ...], int] | None:
+        """The latest entry, if it is a roll that was being shown one line at a time and
+        the table has not seen all of: the state before it, its lines, how many were seen."""
+        found = self.store.reveal(self.gid)
+        entry = self.entry(self.head) if found is not None and found[0] == self.head else None
+        if found is None or entry is None or not entry.rolled or found[1] >= len(entry.lines):
+            return None
+        return self._state_at(self.head - 1), tuple(Line.parse(text) for text in entry.lines), found[1]
 
     def abandon(self) -> None:
         """Set the game aside for good (kept in the store, not offered for resume)."""

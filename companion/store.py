@@ -86,10 +86,21 @@ CREATE TABLE IF NOT EXISTS checkpoints (
     PRIMARY KEY (game, seq)
 ) WITHOUT ROWID;
 """
+# A device roll shown a line at a time (Settings > Rolls: one by one): how many of its lines
+# the table has seen, so that a game left part-way (the box switched off) comes back to the
+# lines not shown yet. A convenience: the record holds every line already, and any change
+# of the game's position forgets it.
+REVEALS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS reveals (
+    game INTEGER PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    shown INTEGER NOT NULL
+);
+"""
 #: Entries that SQLite joins into one text for a record's digest (bounded memory, few steps).
 LINK = 256
-#: Tables that only cache what the record says: never carried by salvage.
-CACHES = frozenset({"checkpoints"})
+#: Tables that only cache what the record says, or what a screen showed: never carried by salvage.
+CACHES = frozenset({"checkpoints", "reveals"})
 # SCHEMA is version 0 of the store and stays as it is; MIGRATIONS (below the class) bring
 # any store, new or old, up to date on opening. A new table needs no step: add it to SCHEMA
 # with CREATE TABLE IF NOT EXISTS. A change to an existing table (a column, an index, data
@@ -180,7 +191,7 @@ class Store:
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.row_factory = sqlite3.Row
             try:
-                self.db.executescript(SCHEMA + ROLLS_SCHEMA + CHECKPOINTS_SCHEMA)
+                self.db.executescript(SCHEMA + ROLLS_SCHEMA + CHECKPOINTS_SCHEMA + REVEALS_SCHEMA)
                 self._migrate()
             except sqlite3.OperationalError as err:
                 # A file opened read-only (a damaged store set aside, read for salvage) is
@@ -315,6 +326,17 @@ class Store:
             self._move(db, gid, head, over, winners)
             self._keep_roll(db, gid, made)
         self._committed(gid, None if made is None else made.seq, over)
+
+    def keep_reveal(self, gid: int, seq: int, shown: int) -> None:
+        """The table has seen ``shown`` lines of entry ``seq``, a roll shown one by one."""
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO reveals (game, seq, shown) VALUES (?, ?, ?)",
+                       (gid, seq, shown))
+
+    def reveal(self, gid: int) -> tuple[int, int] | None:
+        """The entry whose roll was being shown one by one, and how many of its lines were."""
+        row = self.db.execute("SELECT seq, shown FROM reveals WHERE game = ?", (gid,)).fetchone()
+        return None if row is None else (int(row[0]), int(row[1]))
 
     def _committed(self, gid: int, since: int | None, milestone: bool) -> None:
         if self.after_commit is not None:
@@ -566,6 +588,7 @@ class Store:
             " WHEN ? THEN 'over' ELSE 'playing' END WHERE id = ?",
             (head, json.dumps(list(winners)), now.when, now.synced, int(over), gid),
         )
+        db.execute("DELETE FROM reveals WHERE game = ?", (gid,))  # a roll being shown is past
 
     @staticmethod
     def _row(row: sqlite3.Row) -> GameRow:

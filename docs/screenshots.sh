@@ -38,7 +38,7 @@ shot first-player "$start"
 shot picks "$start roll select select"
 shot hazard "$start roll $picks select up select"   # P2 acts, then logs a puddle (one press up)
 shot menu "$start roll select context"
-shot rules "$start roll select context down select"
+shot rules "$start roll select context down down select"   # under "Back to the game" and Undo
 shot faces "$start down select digit:3"
 shot over "select select select select down select up up select up select roll select select select select select select select up up up up select"   # 1 lap; P2's lap
 
@@ -47,7 +47,7 @@ shot over "select select select select down select up up select up select roll s
 # most there to the card's, select)
 lemmings="select down down down down select down select select select select select"
 cards="down select select select select select select up select up up select down down select down select"
-shot lemmings-piles "$lemmings $cards context down down select"   # the game menu's piles page
+shot lemmings-piles "$lemmings $cards context down down down select"   # the game menu's piles page
 shot lemmings-play "$lemmings $cards"                                # Bob's 3 points, a swamp tile
 shot lemmings-card "$lemmings $cards down down down select down down"   # Cat enters desert 2
 
@@ -60,7 +60,7 @@ shot penguin-fish "$penguins $bribes digit:1 digit:2 select select digit:3 selec
 # Lilliputian Leaf-Climbers, Ann, Bob and Cat as entered; the board frames type the faces in
 # (the same every run), the leaves frames are device rolls (new leaves every run)
 typed() { local face out=""; for face in "$@"; do out+=" digit:$face"; done; echo "$out select"; }
-climbers="select down select down select select select select down select up select"   # seats as entered
+climbers="select down select up select select select select down select up select"   # 3 players (one up from the rules' 4), seats as entered
 round1="$(typed 8) $(typed 3 3) $(typed 3 3) $(typed 4 3) $(typed 3 4) $(typed 2 5) $(typed 5 2)"
 round1="$round1 $(typed 6 4) $(typed 4 6) $(typed 3) select right up select $(typed 2) down select"
 round1="$round1 $(typed 1) select down select"                                 # Ann c2 r2, Cat c1 r5
@@ -106,7 +106,7 @@ shot gleebs-companion "$(keys_of "$work/bob.record" Bob)"   # the companion play
 
 # Penguin Panic's scores page, part way through the benchmark's game (typed in by the driver)
 sed -n '1,52p' companion/benchdata/penguin-panic.record > "$work/penguins.record"   # Ann's yellow escapes
-shot penguin-scores "$(keys_of "$work/penguins.record") context down down select"   # the game menu's scores page
+shot penguin-scores "$(keys_of "$work/penguins.record") context down down down select"   # the game menu's scores page
 
 # History: a finished game's Log, who wins, and the dice (the finished golden games stored by
 # companion import; after Dice, one press while the box counts them)

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 import pytest
 
 from companion.store import Store
+from companion.ui.draw import checking
 
 os.environ.setdefault("GPIOZERO_PIN_FACTORY", "mock")
 
@@ -60,6 +61,17 @@ def tmp_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
         yield on_disk
     finally:
         shutil.rmtree(on_disk, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def every_string_checked() -> Iterator[None]:
+    """Every string any test draws is checked on the drawing layer (companion.ui.draw's
+    checking mode): a string outside its box or off the glass, cut, or left out in part
+    fails the test that drew it, whatever the test was about."""
+    with checking() as found:
+        yield
+    if found:
+        pytest.fail("text drawn wrong:\n" + "\n".join(sorted({str(fault) for fault in found})[:20]))
 
 
 @pytest.fixture

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from PIL import Image, ImageChops
+from PIL import Image
 
-from companion.ui.draw import HEIGHT, WIDTH, Drawn
+from companion.ui.draw import HEIGHT, WIDTH, Drawn, checking, overdrawn
 
 #: Python's notation: brackets, quotes round a word (an apostrophe inside one is English),
 #: and its constants.
@@ -22,20 +22,14 @@ def python_in(drawn: tuple[Drawn, ...]) -> list[str]:
 def layout_faults(image: Image.Image, drawn: tuple[Drawn, ...]) -> list[str]:
     """Each string must lie on the screen, uncut, and alone in its box and a pixel round it:
     the frame there must be exactly the string's ink on a plain ground. A bar, a shape or
-    another string drawn over it or touching it is a fault."""
+    another string drawn over it or touching it is a fault (``draw.overdrawn``)."""
     faults = []
     for d in drawn:
         x0, y0, x1, y1 = d.box
         if x0 < 0 or y0 < 0 or x1 > WIDTH or y1 > HEIGHT:
             faults.append(f"off the screen: {d.words!r} at {d.box}")
-            continue
-        if d.cut:
+        elif d.cut:
             faults.append(f"cut: {d.words!r}")
-        left, top = max(0, x0 - 1), max(0, y0 - 1)
-        right, bottom = min(WIDTH, x1 + 1), min(HEIGHT, y1 + 1)
-        expected = Image.new("1", (right - left, bottom - top), 1 - d.fill)
-        expected.paste(d.fill, (x0 - left, y0 - top), d.mask)
-        found = image.crop((left, top, right, bottom))
-        if ImageChops.difference(expected, found).getbbox() is not None:
-            faults.append(f"run into: {d.words!r} at {d.box}")
-    return faults
+    with checking() as found:
+        overdrawn(image, [d for d in drawn if f"off the screen: {d.words!r} at {d.box}" not in faults])
+    return faults + [f"run into: {fault.words!r} at {fault.ink}" for fault in found]

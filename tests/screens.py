@@ -1,9 +1,11 @@
 """Walk every screen a player reaches in the golden games and the benchmark session, and
-hand each frame over with the strings drawn on it (``companion.ui.draw.recording``).
+hand each frame over with the strings drawn on it (``companion.ui.draw.recording``) and
+what the drawing layer's check found wrong with them (``companion.ui.draw.checking``).
 
 Each record is typed in through the screens by the driver, press by press; every few lines
 (and at the end) the game menu is opened and each of its pages looked at: the summary, the
-game's pages of figures, the rules page of the step, a hint, scrolled down. The new-game
+game's pages of figures, the rules page of the step, a hint, scrolled down. After an entry,
+the frame is taken again once its result has gone (it covers the game's panel for a while). The new-game
 screens, the home screen and a digit the die cannot show are on the way.
 """
 
@@ -24,22 +26,23 @@ from companion.intents import Intent
 from companion.record import Replayed, replay_text
 from companion.store import Store
 from companion.ui.app import App
-from companion.ui.draw import Drawn, recording
+from companion.ui.draw import Drawn, Fault, checking, recording
 from companion.ui.driver import Driver
-from companion.ui.play import PlayScreen
+from companion.ui.play import RESULT_SECONDS, PlayScreen
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 EVERY = 8  # lines between two looks through the game menu's pages
-SKIP = ("Undo", "Redo", "Leave game", "Abandon game")  # the game menu's lines that act
+SKIP = ("Back to the game", "Undo", "Redo", "Leave game", "Abandon game")  # the game menu's lines that act
 
 
 @dataclass(frozen=True)
 class Shot:
-    """One frame: where it was taken, the picture, and the strings drawn on it."""
+    """One frame: where it was taken, the picture, the strings drawn on it and their faults."""
 
     where: str
     image: Image.Image
     drawn: tuple[Drawn, ...]
+    faults: tuple[Fault, ...]
 
 
 @cache
@@ -62,13 +65,20 @@ class Walker:
         self.shoot("start")
 
     def shoot(self, where: str) -> None:
-        with recording() as drawn:
+        with recording() as drawn, checking() as faults:
             image = self.app.frame()
-        self.shots.append(Shot(f"{self.name} {where}", image, tuple(drawn)))
+        self.shots.append(Shot(f"{self.name} {where}", image, tuple(drawn), tuple(faults)))
 
     def press(self, intent: Intent) -> None:
         self.app.handle(intent)
-        self.shoot(f"{intent.kind}{intent.value or ''} on {type(self.app.top).__name__}")
+        where = f"{intent.kind}{intent.value or ''} on {type(self.app.top).__name__}"
+        self.shoot(where)
+        # The result of an entry covers the panel for two seconds; then the panel shows.
+        shown = self.app.play_in_view()
+        if shown is not None and shown.result:
+            self.app.tick(0.0)
+            self.app.tick(RESULT_SECONDS)
+            self.shoot(f"{where}, its result gone")
 
     def look_around(self) -> None:
         """From the play screen: each page of the game menu worth a look, scrolled."""
@@ -77,7 +87,7 @@ class Walker:
             return
         labels = [item.label for item in play.context_menu().items]
         for index, label in enumerate(labels):
-            if label in SKIP:
+            if label.startswith(SKIP):
                 continue
             self.press(Intent("context"))
             for _ in range(index):

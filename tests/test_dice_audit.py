@@ -248,7 +248,7 @@ def choose_on_play_screen(box: Harness, label: str) -> None:
 
 def undo_on_the_box(box: Harness) -> None:
     box.long_press()
-    box.press("select")  # the game menu's first line: Undo
+    box.presses("down", "select")  # the game menu's line under "Back to the game": Undo
 
 
 @pytest.mark.parametrize("depth", [2, 3, 6])

@@ -86,3 +86,23 @@ def test_a_panel_that_is_not_there_at_start_is_not_fatal(tmp_path: pathlib.Path)
     assert run.returncode == 0, run.stderr
     assert "display not answering" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_the_burn_in_shift_never_moves_ink_off_the_glass() -> None:
+    """Issue 26 §1: the shift against burn-in moves the picture, and what leaves the glass
+    is lost. The drawing layer's check keeps every glyph inside GLASS; every step of the
+    shift must keep GLASS on the glass (the old one, down and right, lost the last row and
+    with it the descenders of the answer and the foot of the digits being entered)."""
+    from companion.io.display import SHIFTS
+    from companion.ui.draw import GLASS
+
+    inked = frame(0)
+    inked.paste(1, (GLASS[0], GLASS[1], GLASS[2] + 1, GLASS[3] + 1))
+    panel = Flaky()
+    output = Output(panel.open, shift=True)
+    for step in range(len(SHIFTS)):
+        output.last = None
+        assert output.show(inked, step)
+        shown = panel.inner.image
+        assert shown is not None
+        assert shown.convert("1").histogram()[-1] == inked.histogram()[-1], SHIFTS[step]

@@ -39,7 +39,7 @@ def test_an_80x24_terminal_shows_the_words_and_the_whole_help_line(
     app = App(store, Config(), rng=random.Random(1))
     rows = painted(app, monkeypatch, 80, 24)
     assert len(rows) <= 24 and all(len(row) <= 80 for row in rows)
-    assert any("companion" in row for row in rows) and any("New game" in row for row in rows)
+    assert any("Companion" in row for row in rows) and any("New game" in row for row in rows)
     assert "q:quit" in rows[-1]
     for kind in ("select", "down"):  # New game > Microbot Racers, on the play screen later
         app.handle(Intent(kind))

@@ -278,7 +278,7 @@ def test_the_result_goes_on_time_under_numbers_being_entered(tmp_path: pathlib.P
 
 def undo_on_the_box(box: Harness) -> None:
     box.long_press()
-    box.press("select")  # the game menu's first line: Undo
+    box.presses("down", "select")  # the game menu's line under "Back to the game": Undo
 
 
 def open_at(box: Harness, record: str) -> None:

@@ -44,18 +44,18 @@ def open_test(box: Harness, which: str) -> None:
 
 def test_each_key_shows_its_name_and_pin_and_the_keys_left(box: Harness) -> None:
     open_test(box, "Keys")
-    assert box.shows("Press each key", 14)
+    assert box.shows("Press each key", 12)
     assert box.shows("hold 2 s: leave", 10)
     assert box.shows("3 to try: up down select", 10)
     box.press("up")
-    assert box.shows("up", 14)
+    assert box.shows("up", 12)
     assert box.shows("GPIO17", 10)
     assert box.shows("held 0.08 s", 10)
     assert box.shows("2 to try: down select", 10)
     box.press("down")
     assert box.shows("GPIO27", 10)
     box.press("select")
-    assert box.shows("select", 14)
+    assert box.shows("select", 12)
     assert box.shows("GPIO22", 10)
     assert box.shows("Every key works", 10)
     assert isinstance(box.app.top, KeyTest)  # select chose nothing
@@ -66,7 +66,7 @@ def test_a_key_held_down_shows_down(box: Harness) -> None:
     pin = Device.pin_factory.pin(box.pins["down"])
     pin.drive_low()
     box.pump()
-    assert box.shows("down", 14)
+    assert box.shows("down", 12)
     assert box.shows("GPIO27", 10)
     assert box.shows("down", 10)
     pin.drive_high()
@@ -80,7 +80,7 @@ def test_select_back_and_long_presses_only_show_their_names(tmp_path: pathlib.Pa
         assert box.shows("7 to try: up down left", 10)
         box.press("back")
         assert isinstance(box.app.top, KeyTest)
-        assert box.shows("back", 14)
+        assert box.shows("back", 12)
         assert box.shows("GPIO6", 10)
         box.long_press("select")  # the game menu elsewhere; here only its name
         assert isinstance(box.app.top, KeyTest)
@@ -153,7 +153,7 @@ def test_the_encoder_and_the_tilt_switch_show_their_events(tmp_path: pathlib.Pat
         open_test(box, "Keys")
         assert box.shows("5 to try: up down select", 10)
         turn(box, CLOCKWISE)
-        assert box.shows("encoder", 14)
+        assert box.shows("encoder", 12)
         assert box.shows("sent down", 10)
         assert box.shows("down 1", 10)
         turn(box, ANTICLOCKWISE)
@@ -172,7 +172,7 @@ def test_the_encoder_and_the_tilt_switch_show_their_events(tmp_path: pathlib.Pat
             tilt.drive_low()
             tilt.drive_high()
         box.pump()
-        assert box.shows("tilt switch", 14)
+        assert box.shows("tilt switch", 12)
         assert box.shows("sent roll", 10)
         assert box.shows("roll 1", 10)
         assert box.shows("2 to try: up down", 10)  # the push is a select
@@ -196,7 +196,7 @@ def test_nothing_is_logged_to_the_game_in_progress(box: Harness) -> None:
     box.intent("roll")
     box.intent("undo")
     box.intent("digit", 4)
-    assert box.shows("digit 4", 14)
+    assert box.shows("digit 4", 12)
     box.press("select", hold=2.5)
     assert (box.store.entries(gid), box.store.games()) == before
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import pathlib
 import random
+import re
 
 import pytest
 
@@ -29,6 +30,7 @@ from companion.ui.play import PlayScreen
 from tests.entries import with_states
 from tests.layout import layout_faults
 from tests.playout import box_game
+from tests.texts import widest_names
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 LEGAL = sorted(p for p in GOLDEN.glob("*/*.record") if p.with_suffix(".json").exists())
@@ -125,6 +127,34 @@ def test_every_line_of_the_log_is_on_the_screen_whole(path: str, record: pathlib
     drawn = {words for _, strings in frames for words in strings}
     wanted = {words for row in rows_oldest_first(screen.log) for _, words, _ in block(row)}
     assert wanted <= drawn
+    store.close()
+
+
+#: The longest legal golden game of each game.
+WIDE = [max((p for p in LEGAL if p.parent.name == game), key=lambda p: len(p.read_text()))
+        for game in sorted(GAMES)]
+
+
+@pytest.mark.parametrize("record", WIDE, ids=lambda p: p.parent.name)
+def test_the_log_of_players_with_the_longest_names_is_whole(path: str, record: pathlib.Path) -> None:
+    """Issue 26 §1: with names of 12 letters an entry's line wraps, and the lines after the
+    first are indented: they were wrapped for the first line's width and cut."""
+    replayed = replay_text(record.read_text())
+    text = record.read_text()
+    for name, wide in zip(replayed.header.players, widest_names(len(replayed.header.players))):
+        text = re.sub(rf"\b{name}\b", wide, text)
+    store = Store(path)
+    gid = import_stream(io.BytesIO(text.encode()), lambda: Store(path))
+    app = App(store, Config(), rng=random.Random(1))
+    if store.game(gid).status == "over":
+        app.show_log(gid)
+    else:
+        app.open(gid)
+        play = app.top
+        assert isinstance(play, PlayScreen)
+        play.show_log()
+    frames = frames_down_to_the_oldest(app)
+    assert all(faults == "[]" for faults, _ in frames), next(f for f, _ in frames if f != "[]")
     store.close()
 
 

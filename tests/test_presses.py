@@ -30,9 +30,10 @@ from tests.apps import opened, press
 #: circles up from "Roll for me" (where "Buy a die" is one press nearer): two presses more in
 #: Microbot's 125 lines and two fewer in Penguin Panic's 102, 2.66 and 4.43. From issue 26
 #: section 6 the set-up (a list of settings now) is counted apart, tests/test_setup.py: the
-#: lines alone take 4.78, 4.93, 2.43, 4.32, 3.69.
+#: lines alone take 4.78, 4.93, 2.43, 4.32, 3.69. Buying a die is checked before it is
+#: logged, as every fish cost is (section 8): Penguin Panic 4.35.
 MOST = {"gleebs-and-grues": 4.79, "leaf-climbers": 4.93, "microbot-racers": 2.44,
-        "penguin-panic": 4.33, "quick-lemmings": 3.69}
+        "penguin-panic": 4.36, "quick-lemmings": 3.69}
 
 
 def test_each_game_of_the_benchmark_session_takes_fewer_presses_a_line(tmp_path: pathlib.Path) -> None:

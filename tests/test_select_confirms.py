@@ -78,7 +78,7 @@ def test_right_on_the_play_screen_and_its_pages_never_plays_a_card(
     press(app, "context")
     menu = app.top
     assert isinstance(menu, Menu)
-    cards = [item.label for item in menu.items].index("cards")
+    cards = [item.label for item in menu.items].index("Cards")
     press(app, *["down"] * cards, "select")
     assert isinstance(app.top, Views)
     press(app, *["right"] * 12, *["left"] * 5)

@@ -70,8 +70,10 @@ def box(tmp_path: pathlib.Path) -> Iterator[Box]:
 
 #: Presses from Home to the first play screen with the roster's names and every default
 #: (seats shuffled where the rules shuffle them, nobody handed to the companion), measured
-#: before the set-up list: Microbot's two option questions then took one press more.
-BEFORE = {("microbot-racers", 2): 6, ("leaf-climbers", 4): 11, ("leaf-climbers", 2): 7,
+#: before the set-up list: Microbot's two option questions then took one press more. Since
+#: the players' menu opens on the count the rules are written for (issue 26 section 8:
+#: Leaf-Climbers' 4), four Leaf-Climbers take two presses fewer and two take two more.
+BEFORE = {("microbot-racers", 2): 6, ("leaf-climbers", 4): 9, ("leaf-climbers", 2): 9,
           ("penguin-panic", 3): 10, ("gleebs-and-grues", 2): 8, ("quick-lemmings", 3): 12}
 
 
@@ -82,7 +84,8 @@ def test_the_common_set_up_takes_no_more_presses_than_before(box: Box, game: str
     assert isinstance(menu, Menu)
     box.keys(*["down"] * (list(GAMES).index(game) - menu.cursor), "select")
     if GAMES[game].min_players != GAMES[game].max_players:
-        box.keys(*["down"] * (players - GAMES[game].min_players - box.app.top.cursor), "select")  # type: ignore[attr-defined]
+        move = players - GAMES[game].min_players - box.app.top.cursor  # type: ignore[attr-defined]
+        box.keys(*["down" if move > 0 else "up"] * abs(move), "select")
     while not isinstance(box.app.top, PlayScreen) and box.count < 30:
         box.keys("select")  # whatever each screen offers first
     assert box.count <= BEFORE[game, players]

@@ -17,6 +17,7 @@ from companion.session import Session
 from companion.store import Store
 from companion.ui.app import App
 from companion.ui.keytest import KeyTest
+from companion.ui.play import PlayScreen
 from tests.harness import Harness
 
 
@@ -57,18 +58,25 @@ def test_device_roll_is_stored_before_it_is_shown(box: Harness, tmp_path: pathli
     assert box.shows(f"{p1}: pick 1 of 3", 11)
 
 
-def test_long_press_opens_the_menu_with_undo_first_and_no_select(box: Harness) -> None:
+def test_long_press_opens_the_menu_on_back_to_the_game_with_undo_next_saying_what(box: Harness) -> None:
+    """Issue 26 §5: the menu opens on "Back to the game"; undo is the next line, two
+    presses away, and names the entry it takes back."""
     start_microbot(box)
     box.press("select")
     gid = box.app.session.gid
+    entry = box.store.entries(gid)[0].lines[0]
     box.long_press()
     assert box.shows("Game menu")
-    assert box.shows("Undo")
+    assert box.shows("Back to the game")
+    assert box.says(f"Undo: {entry}"[:16])
     assert box.app.session.head == 1  # the long press did not also pick anything
-    box.press("select")  # undo: two presses in all
+    box.press("select")  # back to the game: nothing undone
+    assert box.app.session.head == 1 and isinstance(box.app.top, PlayScreen)
+    box.long_press()
+    box.presses("down", "select")  # undo: two presses in the menu
     assert box.app.session.head == 0
     assert box.shows("Table")
-    assert box.shows("Undone: table roll", 11) or box.shows("Undone: table roll~", 11)
+    assert box.says("Undone: table roll")
     assert Session(box.store, gid).head == 0
 
 
@@ -77,7 +85,7 @@ def test_undone_device_roll_is_offered_again_first(box: Harness) -> None:
     box.press("select")
     first = box.app.session.store.entries(box.app.session.gid)[0].lines
     box.long_press()
-    box.press("select")
+    box.presses("down", "select")  # the game menu's line under "Back to the game": Undo
     faces = ", ".join(" ".join(line.split()[2:]) for line in first)
     assert box.shows(f"Use {faces} again")
     box.press("select")
@@ -158,6 +166,8 @@ def test_a_stored_game_that_no_longer_replays_is_kept_and_the_box_still_starts(
     second = Harness(tmp_path)
     assert not second.app.resume_latest()
     second.daemon.refresh()
+    assert second.says("Game 1 cannot be")
+    second.press("down")  # the message goes with the next press
     assert second.shows("New game")
     assert second.store.entry(gid, 1) is not None  # nothing was deleted
     second.close()
@@ -167,7 +177,7 @@ def test_undo_at_the_start_says_so_on_the_screen_and_the_game_goes_on(box: Harne
     """Nothing to undo is a refusal (not a rule broken): its reason shows like any other."""
     start_microbot(box)
     box.long_press()
-    box.press("select")  # Undo, with nothing entered yet
+    box.presses("down", "select")  # the game menu's line under "Back to the game": Undo
     assert box.says("nothing to undo"), box.texts()
     assert box.app.session.head == 0
     box.press("select")  # roll for me: the game goes on

@@ -77,7 +77,7 @@ def test_the_device_picks_the_grues_squares_and_undo_offers_them_again(box: Harn
     assert line.startswith("table grues ") and len(set(squares)) == 3 and set(squares) <= set(SQUARES)
     assert box.shows("Ann")  # Ann places first
     box.long_press()
-    box.press("select")  # undo
+    box.presses("down", "select")  # the game menu's line under "Back to the game": Undo
     assert box.shows(f"Use {' '.join(squares)} again")  # undo is no free re-pick
 
 
@@ -219,7 +219,7 @@ def test_a_hint_from_the_game_menu_is_a_legal_move_played_with_one_press(box: Ha
     session = open_game(box, *SETUP)
     box.long_press()
     assert box.shows("Hint")
-    box.presses("down", "select")
+    box.presses("down", "down", "select")  # under "Back to the game" and undo
     assert box.shows("Hint:", 12)
     assert box.shows("Play it")
     before = session.state

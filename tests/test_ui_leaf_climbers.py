@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pathlib
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 from PIL import Image, ImageDraw
@@ -16,6 +17,7 @@ from companion.record import Header
 from companion.session import Session
 from companion.ui.draw import blank
 from companion.ui.games.leaf_climbers import CELL_HEIGHT, CELL_WIDTH, labels
+from companion.ui.play import PlayScreen
 from companion.ui.reveal import Reveal, Shown, plain_picture
 from tests.harness import Harness, Host
 
@@ -68,7 +70,7 @@ def test_a_new_game_offers_shuffled_seats_and_starts_with_the_d20(box: Harness) 
     box.press("down")
     assert box.shows("How many leaves fall?", 10)
     assert box.shows("R1", 10)
-    assert box.shows("no leaves yet", 10) and box.shows("blue 0/36", 10)
+    assert box.shows("no leaf yet", 10) and box.shows("0/36 blue", 10)
 
 
 # --- the board and the cursor ---
@@ -125,7 +127,7 @@ def test_stay_is_a_choice_of_its_own_with_the_danger_beside_it(box: Harness) -> 
     session = open_game(box, "table drop 1", "table leaf 1 1", "Ann roll 2")
     box.press("down")
     assert box.shows("Stay")
-    assert box.shows("leaf lands here!", 10)
+    assert box.shows("leaf lands here", 10)
     box.press("select")
     assert stored(box, session).summary()["positions"]["Ann"] == [1, 1]
     assert box.shows("Bob: roll the d4", 11)
@@ -136,8 +138,9 @@ def test_every_meeple_is_shown_by_its_letter(box: Harness) -> None:
               players=("Ann", "Bob", "Cat", "Dan"))
     box.press("select")
     frame = box.screen
-    for square in ((1, 1), (6, 6), (1, 6), (6, 1)):  # the corners, in seat order
+    for square in ((6, 6), (1, 6), (6, 1)):  # the corners, in seat order
         assert lit(frame, square) > 30  # a boxed letter beside the bare ground's dot
+    assert lit(frame, (1, 1)) > 15  # Ann's, under the cursor's ring: her letter, unboxed
     assert lit(frame, (3, 3)) == 1
     assert labels(["Ann", "Bob", "Cat", "Dan"]) == {"Ann": "A", "Bob": "B", "Cat": "C", "Dan": "D"}
 
@@ -203,13 +206,13 @@ def test_round_whose_turn_and_who_is_out_are_always_on_the_play_screen(box: Harn
     assert box.shows("Ann")
     assert box.shows("R2", 10)
     assert box.shows("Cat", 10) and box.shows("Bob", 10)
-    assert box.shows("leaves 1", 10)
+    assert box.shows("1 leaf", 10)
 
 
 def test_the_rules_page_of_the_move_step_explains_costs_and_the_picture(box: Harness) -> None:
     open_game(box, "table drop 1", "table leaf 4 4", "Ann roll 3")
     box.press("back")  # the game menu
-    box.presses("down", "select")  # Rules: this step
+    box.presses("down", "down", "select")  # under "Back to the game" and undo: Rules
     assert box.shows("Step up, down, left", 11)
 
 
@@ -237,3 +240,36 @@ def test_a_game_without_a_roll_picture_shows_each_line_in_words() -> None:
         reveal.on(Intent("select"), host)
     assert frames[0] != frames[1] and host.popped == 1
 
+
+
+def test_a_game_left_during_a_one_by_one_reveal_comes_back_to_the_leaves_not_shown(
+        tmp_path: pathlib.Path) -> None:
+    """Issue 26 §8: the box switched off while the leaves were shown one by one came back
+    at the next roll, and the leaves not shown yet were never shown."""
+    first = Harness(tmp_path, preset="adafruit-bonnet")
+    first.app.config = replace(first.app.config, screen=replace(first.app.config.screen, rolls="one-by-one"))
+    session = open_game(first)
+    first.press("roll")
+    reveal = first.app.top
+    assert isinstance(reveal, Reveal) and len(reveal.lines) > 3  # the d20 and its leaves
+    first.presses("select", "select")  # the d20, leaf 1, leaf 2 seen
+    total = len(reveal.lines)
+    gid = session.gid
+    first.close()  # switched off here
+
+    again = Harness(tmp_path, preset="adafruit-bonnet")
+    assert again.app.resume_latest()
+    again.daemon.refresh()
+    back = again.app.top
+    assert isinstance(back, Reveal) and back.at == 2  # leaf 2, the last one seen
+    assert again.shows(f"2 of {total - 1}", 10)
+    again.presses(*["select"] * (total - 3))
+    assert isinstance(again.app.top, Reveal) and again.app.top.at == total - 1  # the last leaf
+    again.press("select")
+    assert isinstance(again.app.top, PlayScreen)
+    again.close()
+
+    third = Harness(tmp_path, preset="adafruit-bonnet")  # all seen: the roll is not shown again
+    assert third.app.resume_latest() and isinstance(third.app.top, PlayScreen)
+    assert Session(third.store, gid).head == 1
+    third.close()

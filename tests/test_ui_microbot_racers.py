@@ -57,10 +57,10 @@ def down_to(box: Harness, label: str, most: int = 12) -> None:
 
 
 def switch_and_puddle(box: Harness) -> None:
-    """While Ann's robot moves: `+ Ann switch`, then `+ Bob on a puddle`."""
+    """While Ann's robot moves: `+ Ann switch`, then `+ Bob puddle`."""
     down_to(box, "+ Ann switch")
     box.press("select")
-    down_to(box, "+ Bob on a puddle")
+    down_to(box, "+ Bob puddle")
     box.press("select")
 
 
@@ -79,7 +79,7 @@ def test_after_a_switch_the_puddle_comes_first_and_then_the_check_with_its_chanc
     down_to(box, "+ Ann switch")
     box.press("select")
     box.press("up")  # the first of the extras, one press up from Bob's first action
-    assert box.shows("+ Bob on a puddle")
+    assert box.shows("+ Bob puddle")
     box.press("select")
     assert stored(box, session)[-1] == ("Bob hazard", False)
     assert box.shows("Puddle: 1-5 is safe", 11)
@@ -90,7 +90,7 @@ def test_device_roll_for_the_other_robot_is_stored_first_and_never_a_free_reroll
         box: Harness) -> None:
     # Ann's switch, then she runs into Bob (both at 5): Bob's puddle is still to check
     session = open_race(box, *BOB_FIRST_ANN_ACTS, "Ann switch", "Ann impact robot")
-    down_to(box, "+ Bob on a puddle")
+    down_to(box, "+ Bob puddle")
     box.press("select")
     assert box.shows(BOB_AT_5, 11) and box.shows("67%", 10)
     box.press("select")  # roll for me
@@ -99,7 +99,7 @@ def test_device_roll_for_the_other_robot_is_stored_first_and_never_a_free_reroll
     face = int(line.split()[-1])
     assert Session(box.store, session.gid).summary()["health"]["Bob"] == (5 if face < 5 else 4)
     box.long_press()
-    box.press("select")  # undo
+    box.presses("down", "select")  # the game menu's line under "Back to the game": Undo
     assert box.shows(f"Undone: {line}", 11)
     assert box.shows(f"Use {face} again")  # the same face first, not a new roll
     box.press("select")
@@ -121,14 +121,14 @@ def test_a_second_puddle_after_the_same_switch_is_not_offered(box: Harness) -> N
     top = box.app.top
     assert isinstance(top, PlayScreen)
     labels = [item.label for item in top.items()]
-    assert "+ Bob on a puddle" not in labels and "+ Ann switch" in labels
+    assert "+ Bob puddle" not in labels and "+ Ann switch" in labels
     assert stored(box, session)[-1] == ("Bob roll 1", False)
 
 
 def test_the_rules_page_of_the_check_says_what_the_switch_does(box: Harness) -> None:
     open_race(box, *BOB_FIRST_ANN_ACTS, "Ann switch", "Bob hazard")
     box.long_press()
-    box.press("down")  # Undo, then the rules of this step
+    box.presses("down", "down")  # "Back to the game", undo, then the rules of this step
     box.press("select")
     assert box.shows("A blue switch", 11)
     assert box.shows("changes the track:", 11)
@@ -177,7 +177,7 @@ def test_a_repair_keeps_the_run_up_on_the_box(box: Harness) -> None:
 def test_the_do_rules_page_says_a_repair_keeps_the_run_up(box: Harness) -> None:
     open_race(box, *ANN_MOVED, options=HARD)
     box.long_press()
-    box.press("down")  # Undo, then the rules of this step
+    box.presses("down", "down")  # Back to the game, Undo, then the rules of this step
     box.press("select")
     words = " ".join(text for text, _ in box.texts())
     for _ in range(12):  # scrolled to its end

@@ -61,7 +61,7 @@ def digits(box: Harness, *values: int) -> None:
 
 def entry_shows(box: Harness, word: str) -> bool:
     """Whether a number entry shows ``word`` (its type shrinks to fit a long name)."""
-    return any(box.shows(word, size) for size in (20, VALUE_SIZE, 16, 12, 11))
+    return any(box.shows(word, size) for size in (VALUE_SIZE, 16, 14, 12, 11))
 
 
 def down_to(box: Harness, label: str, most: int = 16, key: str = "down") -> None:
@@ -95,7 +95,7 @@ def test_bribe_screen_shows_each_spaces_price_before_paying(box: Harness) -> Non
     session = open_game(box, "table line", "Ann ability 7")
     assert box.shows("Bob")  # whose turn, in the header
     assert box.shows("Bob: ability? 5 fish", 11)
-    assert box.shows("6 three dice -1") and box.shows("free", 10)  # the free space first
+    assert box.shows("6 3 dice -1") and box.shows("free", 10)  # the free space first
     box.presses("down", "down")
     assert box.shows("4 swap two -1") and box.shows("4 fish", 10)  # two players: 2 a space
     box.press("select")
@@ -128,6 +128,17 @@ def test_buy_a_die_is_asked_only_when_affordable(box: Harness) -> None:
     open_game(box, *poor)
     assert box.shows("Bob: roll 2 dice", 11)
     assert not box.shows("Buy a die")
+
+
+def test_buying_a_die_is_checked_before_it_is_logged_like_every_fish_cost(box: Harness) -> None:
+    """Issue 26 §8: an ability space's price gets "Yes, log it"; the extra die's did not."""
+    session = open_game(box, *ROUND_2P)  # Bob: 5 fish
+    box.press("up")  # Buy a die
+    box.press("select")
+    assert box.says("An extra die: pay 3") and box.says("keep 2") and box.shows("Yes, log it")
+    assert stored(box, session)[-1] != "Bob buy"  # not logged yet
+    box.press("select")
+    assert stored(box, session)[-1] == "Bob buy"
 
 
 def test_faces_entered_highlight_the_circles_they_allow(box: Harness) -> None:
@@ -235,8 +246,7 @@ def test_colour_names_follow_the_colours_option(box: Harness) -> None:
 def test_game_over_still_takes_the_last_players_full_circles(box: Harness) -> None:
     session = open_game(box, *whole_game())
     assert box.shows("Game over") and box.shows("Bob wins!", 11)
-    box.press("down")
-    assert box.shows("+ full circle 1")  # Bob's bear, checked before Ann's circles
+    assert box.shows("+ full circle 1")  # Bob's bear, checked first: the cursor is on it
     box.press("select")
     box.press("select")  # red
     box.presses("down", "select")  # 7 out: 6 back, and the bag holds 10
@@ -256,7 +266,7 @@ def test_game_over_still_takes_the_last_players_full_circles(box: Harness) -> No
 def test_pages_flip_with_whose_turn_kept_in_the_header(box: Harness) -> None:
     open_game(box, *ROUND_2P, "Bob roll 1 2 3", "Bob place 2 3 0", "Bob complete 2 green 4")
     box.long_press()
-    box.presses("down", "down", "select")  # Undo, Rules: this step, Scores
+    box.presses("down", "down", "down", "select")  # Back to the game, Undo, Rules: this step, Scores
     assert box.shows("Ann")  # Ann rolls next
     assert box.shows("Scores 1/4", 10)
     assert box.shows("g1") and box.shows("=1")  # Ann's escapee, from Bob's full circle
@@ -264,7 +274,7 @@ def test_pages_flip_with_whose_turn_kept_in_the_header(box: Harness) -> None:
     assert box.shows("Fish 2/4", 10)
     box.press("down")
     assert box.shows("Ability, bear 3/4", 10)
-    assert box.shows("6 three dice -1", 10) and box.shows("1,3")  # Bob, who bribed bears 1 and 3
+    assert box.shows("6 3 dice -1", 10) and box.shows("1,3")  # Bob, who bribed bears 1 and 3
     box.press("down")
     assert box.shows("Penguins 4/4", 10)
     assert box.shows("bag", 10) and box.shows("31", 10)
@@ -323,7 +333,7 @@ def test_all_sixes_with_ability_1_may_be_rolled_again(box: Harness) -> None:
     assert line.startswith("Bob roll ") and line != "Bob roll 6 6"
     assert box.says("Bob rolls all again: ")
     box.long_press()
-    box.press("select")  # undo: the same faces are offered, never a free re-roll
+    box.presses("down", "select")  # undo: the same faces are offered, never a free re-roll
     assert f"Use {' '.join(line.split()[2:])} again" in labels(box) and "Roll all again" not in labels(box)
     assert box.shows("circle 1")  # and the cursor is back on placing
 
@@ -382,6 +392,39 @@ def test_a_circle_that_may_no_longer_come_is_struck_out_and_says_why(box: Harnes
 def test_once_a_circle_is_logged_the_rules_of_this_step_give_the_order(box: Harness) -> None:
     open_game(box, *BOB_PLACED, "Bob complete 2 blue 2")
     box.long_press()
-    box.press("down")  # Undo, then the rules of this step
+    box.presses("down", "down")  # Back to the game, Undo, then the rules of this step
     box.press("select")
     assert box.shows("Several circles", 11) and box.shows("full at once: they", 11)
+
+
+# --- the yard's bounds: the box's own checks ---
+
+
+def seven_in_circle_1() -> tuple[str, ...]:
+    """Seven turns, each placing a penguin in circle 1 (Bob rolls three dice: ability 6)."""
+    turns: tuple[str, ...] = ()
+    for turn in range(7):
+        who = ("Bob", "Ann")[turn % 2]
+        turns += (f"{who} roll 1 1" + (" 1" if who == "Bob" else ""), f"{who} place 1 1 0")
+    return turns
+
+
+def test_a_circle_that_holds_seven_is_asked_about_and_takes_no_eighth(box: Harness) -> None:
+    """Issue 26 §8: the box accepted a circle of 14. Seven placed in one circle fill it:
+    the box asks whether it is full, the full circle first under the cursor; a penguin more
+    in it is refused with the reason (the record would still take it: the bound is the
+    box's, see penguin_panic_yard)."""
+    session = open_game(box, *ROUND_2P, *seven_in_circle_1())  # Bob placed the seventh
+    assert box.shows("Bob: circle 1 full?", 11)
+    assert box.shows("full circle 1")  # the cursor on it
+    assert "+ Roll for me" in labels(box)  # what the rules ask next: one of the lines above
+    box.long_press()  # Back to the game
+    box.press("select")
+    down_to(box, "+ Enter faces", key="up")
+    box.press("select")
+    digits(box, 1, 1)
+    box.press("select")
+    assert box.shows("Ann: place in", 11)
+    box.presses("select", "select", "select")  # circle 1: 1 linked, 0 coloured
+    assert box.says("circle 1 is full")
+    assert stored(box, session)[-1] == "Ann roll 1 1"  # the placement was not logged

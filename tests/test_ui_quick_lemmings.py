@@ -77,7 +77,7 @@ def test_a_new_game_starts_with_the_first_seat_and_the_card_entry(box: Harness) 
     assert box.shows("Ann")  # whose turn, in the header
     assert box.shows("Ann: play or refill", 11)
     assert box.shows("Forest")  # every pile is worth the same: the first terrain
-    assert box.shows("Ann: hand 4, draw pile 35", 10)  # 7 - 3 players; 50 - 15 dealt
+    assert box.shows("Ann: hand 4, draw 35", 10)  # 7 - 3 players; 50 - 15 dealt
 
 
 def test_a_card_is_entered_terrain_then_value(box: Harness) -> None:
@@ -108,7 +108,7 @@ def test_a_card_that_joins_a_pile_scores_the_pile_and_lays_no_tile(box: Harness)
     play_card(box, "water", 1)
     box.wait(3)
     assert box.shows("14", 20)  # 4 + 4 + 3 + 2 + 1
-    assert box.shows("no tile", 12)
+    assert box.shows("no tile", 10)
     assert box.shows("Bob: water 1", 9)
 
 
@@ -138,15 +138,15 @@ def test_a_refill_says_what_it_draws_and_the_panel_shows_the_hand(box: Harness) 
     box.press("select")
     assert logged(box) == ["Ann refill 2"]
     box.wait(3)
-    assert box.shows("Bob: hand 5, draw pile 31", 10)
+    assert box.shows("Bob: hand 5, draw 31", 10)
 
 
 def test_the_piles_page_shows_what_each_card_gives_on_each_pile(box: Harness) -> None:
     # Water pile 4 4 3 2: a 0 or a 1 joins (13, 14 points); 2 and 3 start a new pile.
     open_game(box, "Ann play water 4", "Bob play water 4", "Cat play water 3", "Ann play water 2")
-    open_page(box, "piles")
+    open_page(box, "Piles")
     assert box.shows("Bob")  # whose turn stays in the header
-    assert box.shows("piles 1/4", 10)
+    assert box.shows("Piles 1/4", 10)
     for name in ("For", "Wat", "Mtn", "Swp", "Des"):
         assert box.shows(name, 10)
     assert box.shows("13", 9) and box.shows("14", 9)
@@ -156,14 +156,14 @@ def test_the_piles_page_shows_what_each_card_gives_on_each_pile(box: Harness) ->
 
 def test_the_pages_flip_to_cards_players_and_tiles(box: Harness) -> None:
     open_game(box, "Ann play swamp 3", "Ann finish", "Bob refill 1")
-    open_page(box, "piles")
+    open_page(box, "Piles")
     box.press("down")
-    assert box.shows("cards 2/4", 10) and box.shows("Swp", 10)
+    assert box.shows("Cards 2/4", 10) and box.shows("Swp", 10)
     box.press("down")
-    assert box.shows("players 3/4", 10)
+    assert box.shows("Players 3/4", 10)
     assert box.shows("home 1/2", 10) and box.shows("hand 3", 10)  # Ann: dealt 4, played 1
     box.press("down")
-    assert box.shows("tiles 4/4", 10)
+    assert box.shows("Tiles 4/4", 10)
     assert box.shows("draw 33", 12) and box.shows("discards 2", 12)
     box.press("select")  # back to the play screen
     assert box.shows("Cat: play or refill", 11)

@@ -207,6 +207,15 @@ def shown(token: str, most: int = 24) -> str:
     return f"{token[:most // 2]!r}... ({len(token):,} characters)".replace("'...", "...'", 1)
 
 
+def counted(count: int, noun: str, nouns: str = "") -> str:
+    """A count and its noun, singular for one: every count the box says goes through here.
+
+    >>> counted(1, "gleeb"), counted(0, "gleeb"), counted(2, "leaf", "leaves")
+    ('1 gleeb', '0 gleebs', '2 leaves')
+    """
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+
+
 def expect_args(line: Line, count: int, form: str) -> None:
     """Refuse a line whose verb takes ``count`` arguments but got another number."""
     if len(line.args) != count:
@@ -331,7 +340,7 @@ class Form:
     #: still lists it, struck through (its place in a list means something: a full circle
     #: that came too late), and says why when it is picked, instead of asking its numbers.
     refusal: str = ""
-    #: A few words shown beside it ("too late").
+    #: A few words shown beside it ("late").
     hint: str = ""
 
     def line(self, values: tuple[int, ...]) -> Line:
@@ -558,6 +567,8 @@ class Game(ABC, Generic[S]):
     title: ClassVar[str]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
+    #: The table the rules are written for, where they name one (0: none, the fewest).
+    usual_players: ClassVar[int] = 0
     options: ClassVar[Mapping[str, OptionSpec]] = {}
     #: Whether the rules want the seats shuffled at setup.
     random_seats: ClassVar[bool] = False

@@ -44,6 +44,7 @@ from companion.games.base import (
     Roll,
     Summary,
     Verb,
+    counted,
     number,
     valueclass,
 )
@@ -221,7 +222,7 @@ def leaf_refusal(state: State, square: Square) -> str:
 
 def leaves_text(count: int) -> str:
     """``1 leaf``, ``3 leaves``."""
-    return "1 leaf" if count == 1 else f"{count} leaves"
+    return counted(count, "leaf", "leaves")
 
 
 class LeafClimbers(Game[State]):
@@ -231,6 +232,7 @@ class LeafClimbers(Game[State]):
     title: ClassVar[str] = "Lilliputian Leaf-Climbers"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
+    usual_players: ClassVar[int] = 4  # the rules' table; 2 and 3 are house defaults
     random_seats: ClassVar[bool] = True
     verbs: ClassVar[Mapping[str, Verb]] = {
         "drop": Verb(("N",), TABLE_ONLY),
@@ -244,9 +246,12 @@ class LeafClimbers(Game[State]):
             "a meeple under a landing leaf is crushed. Last one standing wins, or everyone "
             "left when every square is blue. 4 players; 2 or 3 also allowed (house default). "
             "Meeples start on the corners in seat order (house default). The last players "
-            "crushed together: nobody wins (house default).",
+            "crushed together: nobody wins (house default). Under the players the screen "
+            "counts this round's leaves (leaf 3 of 12: three have fallen) and the blue "
+            "squares, those at the top: when all 36 are blue, the game ends.",
         "drop": "Each round starts with the d20: that many leaves fall. If fewer squares can "
-                "take a leaf, only that many fall (house default).",
+                "take a leaf, only that many fall (house default). Until then the screen says "
+                "no leaf yet; then how many have fallen of how many.",
         "leaf": "Each leaf: green die = column, blue die = row. Roll again when the square "
                 "is blue, is purple and has a leaf, or already has 2 leaves this round. "
                 "Leaves block nothing until they land.",
@@ -317,19 +322,18 @@ class LeafClimbers(Game[State]):
         if state.phase == "drop":
             room = total_capacity(state.elevation)
             roll = Roll(TABLE, "drop", (20,), ("d20",), label="Drop leaves",
-                        chance=f"room for only {leaves_text(room)}" if room < 20 else "")
+                        chance=f"room: {room}" if room < 20 else "")
             return Prompt(TABLE, "How many leaves fall?", (roll,), topic="drop")
         if state.phase == "leaf":
             done = len(state.leaves)
             count = done + state.falling
             leaf = Roll(TABLE, "leaf", (6, 6), ("column", "row"), label="Drop a leaf",
-                        chance=f"leaf {done + 1} of {count}", reroll_refused=True)
+                        reroll_refused=True)
             return Prompt(TABLE, f"Leaf {done + 1} of {count}: where?", (leaf,),
                           topic="leaf")
         who = state.players[state.mover]
         if state.phase == "roll":
-            roll = Roll(who, "roll", (4,), ("d4",), label="Roll to move",
-                        chance="move up to the roll")
+            roll = Roll(who, "roll", (4,), ("d4",), label="Roll to move")
             return Prompt(who, f"{who}: roll the d4", (roll,), topic="roll")
         return self._move_prompt(state, who)
 
@@ -354,7 +358,7 @@ class LeafClimbers(Game[State]):
     def _danger(state: State, square: Square) -> str:
         """The flag on a square that a leaf of this round will land on."""
         count = state.leaves.count(square)
-        return "" if not count else "leaf lands here!" if count == 1 else "2 leaves land here!"
+        return "" if not count else "leaf lands here" if count == 1 else "2 leaves land here"
 
     def _note(self, state: State, square: Square, cost: int) -> str:
         """A few words beside the board on the square under the cursor, one thing a line
@@ -416,7 +420,7 @@ class LeafClimbers(Game[State]):
             return f"{leaves_text(state.falling)} still to fall: 'table leaf C R'"
         if state.phase == "roll":
             return f"it is {who}'s turn to roll the d4: '{who} roll M'"
-        return f"it is {who}'s move, with {state.roll} points: '{who} move C R' or '{who} stay'"
+        return f"it is {who}'s move, with {counted(state.roll, 'point')}: '{who} move C R' or '{who} stay'"
 
     # --- line handlers: each returns the new state, or raises ---
 

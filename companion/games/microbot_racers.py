@@ -411,11 +411,11 @@ class MicrobotRacers(Game[State]):
         extras = self._action_extras(state)
         if state.phase in ("first", "done"):
             claims = tuple(
-                Choice(f"{names[s]} takes P1", Line(names[s], "first"), "once per race")
+                Choice(f"{names[s]} P1", Line(names[s], "first"), "once per race")
                 for s in (0, 1)
                 if self._may_claim(state, s)
             )
-            roll = Roll(TABLE, "roll", (6, 6), names, label="Roll for P1", chance="lower roll is P1")
+            roll = Roll(TABLE, "roll", (6, 6), names, label="Roll for P1", chance="P1: lower")
             # The lines of the action just carried out first: they are logged far more
             # often than the once-a-race privilege.
             return Prompt(TABLE, "Who is P1 this turn?", (roll,), extras + claims, "first")
@@ -427,7 +427,7 @@ class MicrobotRacers(Game[State]):
                 if self._pick_refusal(state, picker, a) is None
             ) + (Choice("pass", Line(names[picker], "pass")),)
             claims = tuple(
-                Choice(f"{names[s]} takes P1", Line(names[s], "first"), "both lose it")
+                Choice(f"{names[s]} P1", Line(names[s], "first"), "both lose it")
                 for s in (0, 1) if self._may_claim(state, s)
             )
             return Prompt(names[picker], f"{names[picker]}: pick {mine} of 3", answers,
@@ -445,8 +445,8 @@ class MicrobotRacers(Game[State]):
             hint = f"{chance(robot.health - 2)} to land" if kind(action) == "jump" else ""
             doable.append(Choice(action, line, hint))
             if action == "repair":
-                doable.append(Choice("repair at pit", Line(names[seat], "do", ("repair", "pit")),
-                                     "full health"))
+                doable.append(Choice("pit repair", Line(names[seat], "do", ("repair", "pit")),
+                                     "to full"))
         return Prompt(names[seat], f"{names[seat]}: do an action", (*doable, *waiting), extras, "do")
 
     # --- helpers that read the state ---
@@ -484,7 +484,7 @@ class MicrobotRacers(Game[State]):
         out = []
         if state.switch == "open":  # first: a switch is most often logged for this
             other = state.players[1 - seat]
-            out.append(Choice(f"{other} on a puddle", Line(other, "hazard"),
+            out.append(Choice(f"{other} puddle", Line(other, "hazard"),
                               f"{chance(state.robots[1 - seat].health - 1)} safe"))
         if state.halted:  # an impact ends the action: nothing more is logged for it
             return tuple(out)
@@ -492,13 +492,13 @@ class MicrobotRacers(Game[State]):
         out += [
             Choice(f"{name} hazard", Line(name, "hazard"),
                    f"{chance(state.robots[seat].health - 1)} safe"),
-            Choice(f"{name} hit block", Line(name, "impact", ("block",)), "-1, stop"),
-            Choice(f"{name} hit robot", Line(name, "impact", ("robot",)), "both -1"),
+            Choice(f"{name} crash", Line(name, "impact", ("block",)), "-1, stop"),
+            Choice(f"{name} bump", Line(name, "impact", ("robot",)), "both -1"),
         ]
         if not state.lapped:
             lap = state.robots[seat].laps + 1
-            out.append(Choice(f"{name} lap done", Line(name, "lap"), f"lap {lap}/{state.laps}"))
-        out.append(Choice(f"{name} switch", Line(name, "switch"), "track changes"))
+            out.append(Choice(f"{name} lap", Line(name, "lap"), f"lap {lap}/{state.laps}"))
+        out.append(Choice(f"{name} switch", Line(name, "switch")))
         return tuple(out)
 
     def _pick_refusal(self, state: State, seat: int, action: str) -> IllegalLine | None:

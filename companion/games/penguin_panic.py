@@ -40,6 +40,7 @@ from companion.games.base import (
     Roll,
     Summary,
     Verb,
+    counted,
     number,
     valueclass,
 )
@@ -63,8 +64,8 @@ EXTEND_MAX = 5
 #: Fish lost from every gain this round, by ability space.
 PENALTY = {1: 4, 2: 3, 3: 2, 4: 1, 5: 2, 6: 1, 7: 1}
 #: Short names of the abilities, for the bribe screen.
-ABILITY = {1: "6s wild", 2: "pick any", 3: "front/back", 4: "swap two", 5: "add 0-5",
-           6: "three dice", 7: "die for 2"}
+ABILITY = {1: "6s wild", 2: "pick any", 3: "ends", 4: "swap two", 5: "add 0-5",
+           6: "3 dice", 7: "die for 2"}
 SWAP, EXTEND, WILD_SIXES, THREE_DICE, CHEAP_DIE = 4, 5, 1, 6, 7
 #: The bribe phase's lines: their argument's highest value and its name.
 CLAIMS = {"ability": (SPACES, "an ability space"), "bribe": (CIRCLES, "a circle")}
@@ -491,14 +492,17 @@ class PenguinPanic(Game[State]):
                        for k in self._circles(state, turn))
         abilities = self._ability_extras(state, turn.seat)
         if turn.all_sixes:  # ability 1: any circle, or all the dice again (the player's choice)
-            again = replace(self._dice(state, turn), by_device="Roll all again")
+            again = replace(self._dice(state, turn), by_device="Roll all again", chance="")
             return Prompt(name, f"{name}: 6s, place or roll", (again, *places), abilities, "roll",
                           likely=1)
         return Prompt(name, f"{name}: place in", places, abilities, "place")
 
     def preview(self, state: State, line: Line) -> str:
         """The fish sum of a placement, where a full circle's penguins go, and what a
-        paid ability space costs: shown for the player to confirm before logging."""
+        paid ability space or an extra die costs: shown for the player to confirm before
+        logging."""
+        if line.verb == "buy":
+            return self._die_price(state, line)
         if line.verb == "place":
             return self._gain_sum(state, line)
         if line.verb == "complete":
@@ -575,7 +579,7 @@ class PenguinPanic(Game[State]):
         wild = state.spaces[turn.seat] == WILD_SIXES
         name = state.players[turn.seat]
         return Roll(name, "roll", (6,) * count, tuple(f"die {i}" for i in range(1, count + 1)),
-                    label=name, chance="6: any circle" if wild else "6 is dead")
+                    label=name, chance="6s wild" if wild else "6 dead")
 
     def _ability_extras(self, state: State, seat: int) -> tuple[Form | Choice, ...]:
         """Swap and extend, while ``seat`` holds that ability unused and the line is not empty."""
@@ -583,7 +587,7 @@ class PenguinPanic(Game[State]):
         if state.line == 0:
             return ()
         if state.spaces[seat] == SWAP and not state.swapped:
-            return (Choice("swap two", Line(name, "swap"), "once a round"),)
+            return (Choice("swap two", Line(name, "swap"), "once/round"),)
         if state.spaces[seat] == EXTEND and not state.extended:
             return (Form("add to line", name, "extend", (Field("penguins", 0, min(EXTEND_MAX, state.bag)),)),)
         return ()
@@ -622,7 +626,7 @@ class PenguinPanic(Game[State]):
         for circle in self._check_order(state, turn):
             refusal = self._order_refusal(state, turn, circle)
             forms.append(Form(f"full circle {circle}", name, "complete", fields, (str(circle),),
-                              str(refusal) if refusal else "", "too late" if refusal else ""))
+                              str(refusal) if refusal else "", "late" if refusal else ""))
         return tuple(forms)
 
     def _costs(self, state: State) -> list[int | None]:
@@ -663,6 +667,12 @@ class PenguinPanic(Game[State]):
         if briber is None:
             return f"No bribe: 1 {colour}\nleaves the game.\n{back}"
         return f"1 {colour} escapes\nto {briber}.\n{back}"
+
+    def _die_price(self, state: State, line: Line) -> str:
+        """An extra die's price, and what the player keeps (every fish cost is checked)."""
+        seat = state.players.index(line.actor)
+        cost = self._buy_cost(state, seat)
+        return f"An extra die: pay {cost} fish, keep {state.fish[seat] - cost}."
 
     def _space_price(self, state: State, line: Line) -> str:
         """A paid ability space: its price and what the player keeps; "" when free."""
@@ -797,7 +807,7 @@ class PenguinPanic(Game[State]):
         if coloured > linked:
             raise BadGroup(f"a group of {linked} cannot hold {coloured} on coloured igloos")
         if linked > state.board + 1:
-            raise BadGroup(f"the board holds only {state.board + 1} penguins with this one")
+            raise BadGroup(f"the board holds only {counted(state.board + 1, 'penguin')} with this one")
         gain = max(0, linked - coloured - PENALTY[state.spaces[seat]])
         return replace(state, turn=replace(turn, placed=circle), line=state.line - 1,
                        board=state.board + 1,
@@ -820,7 +830,7 @@ class PenguinPanic(Game[State]):
         if refusal is not None:
             raise refusal
         if removed > state.board:
-            raise TooManyRemoved(f"the board holds only {state.board} penguins")
+            raise TooManyRemoved(f"the board holds only {counted(state.board, 'penguin')}")
         state = replace(state, turn=replace(turn, completed=turn.completed + (circle,)),
                         board=state.board - removed, bag=state.bag + removed - 1)
         briber = next((s for s, circles in enumerate(state.bribes) if circle in circles), None)
@@ -849,5 +859,5 @@ class PenguinPanic(Game[State]):
         state = self._use_ability(state, seat, EXTEND)
         count = number(line.args[0], 0, EXTEND_MAX, "the penguins added")
         if count > state.bag:
-            raise BagShort(f"the bag holds only {state.bag} penguins")
+            raise BagShort(f"the bag holds only {counted(state.bag, 'penguin')}")
         return replace(state, extended=True, bag=state.bag - count, line=state.line + count)

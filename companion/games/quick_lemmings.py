@@ -35,6 +35,7 @@ from companion.games.base import (
     Prompt,
     Summary,
     Verb,
+    counted,
     number,
     valueclass,
 )
@@ -385,8 +386,7 @@ class QuickLemmings(Game[State]):
         # Nobody has all lemmings across while the game goes on, so everyone may finish.
         finishes = tuple(
             Choice(f"{who} finish", Line(who, "finish"),
-                   "last one: wins" if done + 1 == state.lemmings
-                   else f"{done + 1} of {state.lemmings} across")
+                   "wins" if done + 1 == state.lemmings else f"home {done + 1}/{state.lemmings}")
             for who, done in zip(state.players, state.finished)
         )
         richest = max(range(len(plays)), key=lambda terrain: best[terrain][0], default=0)
@@ -439,7 +439,7 @@ class QuickLemmings(Game[State]):
         name = state.players[seat]
         hand = state.hands[seat]
         if discard > hand:
-            raise TooManyDiscards(f"{name} holds only {hand} cards")
+            raise TooManyDiscards(f"{name} holds only {counted(hand, 'card')}")
         hand -= discard
         piles, draw, discards, seen = state.piles, state.draw, state.discards + discard, state.seen
         while hand < FULL_HAND:

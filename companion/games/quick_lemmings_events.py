@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from companion.games.base import Line
+from companion.games.base import Line, counted
 from companion.games.quick_lemmings import TERRAINS, State, joins
 
 
@@ -28,13 +28,13 @@ def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...
             return (f"{name} wins: {'lemming' if home == 1 else f'all {home} lemmings'} home!",)
         return (f"{name}'s lemming home: {home}/{after.lemmings}",)
     if line.verb == "refill":
-        said = [f"{name} refills: {after.hands[seat]} cards"]
+        said = [f"{name} refills: {counted(after.hands[seat], 'card')}"]
         if after.discards < before.discards + int(line.args[0]):
             said.append("discards shuffled into the draw pile")
         return tuple(said)
     terrain, value = line.args
     new_pile = not joins(before.piles[TERRAINS.index(terrain)], int(value))
-    said = [f"{name} {terrain} {value}: {after.points} points" + (", new pile" if new_pile else "")]
+    said = [f"{name} {terrain} {value}: {counted(after.points, 'point')}" + (", new pile" if new_pile else "")]
     if after.tile is not None:
         said.append(f"lay a {after.tile} tile")
     elif new_pile:

@@ -28,8 +28,10 @@ log = logging.getLogger(__name__)
 
 BRIGHT, DIM = 0xCF, 0x08
 RETRY_FIRST, RETRY_LONGEST = 1.0, 30.0  # seconds between attempts to reopen a lost display
-#: Burn-in care: the picture moves through these offsets, one step per period.
-SHIFTS = ((0, 0), (1, 0), (1, 1), (0, 1))
+#: Burn-in care: the picture moves through these offsets, one step per period. Up and left,
+#: so that what leaves the glass is the first row and column, which no screen writes in
+#: (companion.ui.draw.GLASS); moved down or right, the last row's descenders went.
+SHIFTS = ((0, 0), (-1, 0), (-1, -1), (0, -1))
 
 
 class Device(Protocol):

@@ -22,12 +22,23 @@ from companion.config import ROLLS, Config, remembered_after
 from companion.dice import FAIR
 from companion.exc import RecordError, Unreadable, UnreadableRecord
 from companion.games import GAMES
-from companion.games.base import IllegalLine
+from companion.games.base import IllegalLine, counted
 from companion.intents import Intent
 from companion.phone import PhoneView
 from companion.session import Session
 from companion.store import GameRow, Store, primary
-from companion.ui.draw import BLACK, HEADER, WHITE, WIDTH, blank, recording
+from companion.ui.draw import (
+    BLACK,
+    HEADER,
+    WHITE,
+    WIDTH,
+    blank,
+    length,
+    naming,
+    notice_fits,
+    overdrawn,
+    recording,
+)
 from companion.ui.games import screen_title
 from companion.ui.keytest import KeyEdge, KeyTest, PatternTest
 from companion.ui.play import PlayScreen
@@ -77,8 +88,10 @@ class App:
         self.save = save
         self.inputs = tuple(inputs)
         self.rng = rng
-        self.stack: list[Screen] = [Menu("companion", self.home_items)]
+        self.stack: list[Screen] = [Menu("Companion", self.home_items)]
         self.session: Session | None = None
+        #: Names typed while a game is set up, not yet in the roster: a frame may shorten them.
+        self.typed_names: tuple[str, ...] = ()
         self.links: dict[str, bool] = {}  # serial ports by name: is their device connected
         self._seen = self.store_version()
 
@@ -93,6 +106,15 @@ class App:
 
     def toast(self, message: str) -> None:
         self.top.message = message
+        self.page_long_message()
+
+    def page_long_message(self) -> None:
+        """A message longer than the screen on top has room for goes on a page of its own
+        (select or back closes it), so that no word of it is lost."""
+        top = self.top
+        if top.message and not notice_fits(top.message, top.notice_area):
+            message, top.message = top.message, ""
+            self.push(Page("Message", message))
 
     @property
     def top(self) -> Screen:
@@ -118,6 +140,7 @@ class App:
             log.error("not saved: %s", err)
             full = primary(err) == sqlite3.SQLITE_FULL
             self.toast("Not saved: disk full" if full else "Not saved: disk error")
+        self.page_long_message()
 
     def store_version(self) -> int:
         """SQLite's count of changes other connections committed to the store (``PRAGMA
@@ -150,12 +173,20 @@ class App:
     def frame(self) -> Image.Image:
         """The top screen, drawn afresh."""
         image = blank()
-        with recording() as drawn:  # what it says, for a terminal too small for the picture
+        with recording() as drawn, naming(self.names_in_view()):  # what it says, for a terminal too small
             self.top.draw(ImageDraw.Draw(image))
+        overdrawn(image, drawn)  # (the tests' check: nothing in production)
         image.info["texts"] = tuple((d.words, d.box, d.fill) for d in drawn)
         if self.links:
             link_marks(image, [self.links[name] for name in sorted(self.links)])
         return image
+
+    def names_in_view(self) -> tuple[str, ...]:
+        """The players' names a frame may shorten where a line is too narrow for them: the
+        game's, or outside a game every name a set-up can list."""
+        if self.session is not None:
+            return self.session.players
+        return (*self.config.roster, *self.config.remembered, *self.typed_names)
 
     def tick(self, now: float) -> None:
         """The loop's clock after each step (the app owns none): what is shown for a while
@@ -205,6 +236,7 @@ class App:
             if isinstance(screen, PlayScreen):
                 del self.stack[depth + 1:]
                 screen.changed(message)
+                self.page_long_message()
                 return
 
     def resume_latest(self) -> bool:
@@ -218,7 +250,7 @@ class App:
         items = [Item("New game", self.new_game)]
         playing = self.store.games("playing")
         if len(playing) == 1:
-            items.insert(0, Item("Resume", lambda: self.open(playing[0].id), title_of(playing[0])))
+            items.insert(0, Item("Resume", lambda: self.open(playing[0].id), hint_title(playing[0])))
         elif playing:
             items.insert(0, Item("Resume", self.resume_menu, f"{len(playing)} games"))
         items += [Item("History", self.history), Item("Rules", self.rules),
@@ -245,8 +277,10 @@ class App:
             return False
         self.session = session
         del self.stack[1:]
-        self.push(PlayScreen(self.session, self, self.rng, leave=self.leave_game,
-                             one_by_one=lambda: self.config.screen.rolls == "one-by-one"))
+        play = PlayScreen(self.session, self, self.rng, leave=self.leave_game,
+                          one_by_one=lambda: self.config.screen.rolls == "one-by-one")
+        self.push(play)
+        play.resume_roll()
         return True
 
     def leave_game(self) -> None:
@@ -259,12 +293,13 @@ class App:
             body = (f"{title_of(row)}\n{when(row.created, row.created_synced)}\n"
                     f"Players: {', '.join(players)}.\n"
                     f"Winners: {', '.join(row.winners) or 'nobody'}.\n"
-                    f"{row.head} entries.")
+                    f"{counted(row.head, 'entry', 'entries')}.")
             self.push(Page("Finished game", body))
 
         def show(row: GameRow) -> None:
-            self.push(Menu(title_of(row), [Item("Log", partial(self.show_log, row.id), f"{row.head} entries"),
-                                           Item("Details", partial(details, row))]))
+            self.push(Menu(title_of(row), [
+                Item("Log", partial(self.show_log, row.id), counted(row.head, "entry", "entries")),
+                Item("Details", partial(details, row))]))
 
         from companion.ui.stats import DiceCount, players_menu
 
@@ -418,3 +453,14 @@ def link_marks(image: Image.Image, links: list[bool]) -> None:
 def title_of(row: GameRow) -> str:
     """A stored game's title, as the screen writes it."""
     return screen_title(row.game)
+
+
+#: Room for a hint beside a short menu line ("Resume"): 14 small letters.
+HINT_ROOM = 70
+
+
+def hint_title(row: GameRow) -> str:
+    """A stored game's title as a menu line's hint: its first word where the whole title
+    would crowd the line ("Microbot", "Gleeb's")."""
+    title = title_of(row)
+    return title if length(title, 10) <= HINT_ROOM else title.split()[0]

@@ -26,11 +26,12 @@ from PIL import ImageDraw
 
 from companion.games.base import Grid, Line
 from companion.intents import Intent
-from companion.ui.draw import BLACK, HEIGHT, WHITE, WIDTH, length, notice, text, wrap
+from companion.ui.draw import BLACK, HEIGHT, WHITE, WIDTH, Area, cover, length, notice, notice_top, report, text, wrap
 from companion.ui.figures import SummaryT
 from companion.ui.widgets import Host, Screen
 
 Square = tuple[int, int]
+SIDE_LINES = 3  # small lines beside the board, under whose turn and the square's name
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,8 @@ def plain_board(draw: ImageDraw.ImageDraw, view: BoardView[SummaryT], grid: Grid
 class BoardScreen(Screen, Generic[SummaryT]):
     """Pick ``grid.steps`` squares, then hand the line over to be played."""
 
+    notice_area: Area = (0, HEIGHT - 1)  # a refusal may cover the whole board till the next press
+
     def __init__(self, grid: Grid, painter: Painter[SummaryT], summary: Callable[[], SummaryT],
                  done: Callable[[Line], str], question: str, cell_width: int = 0,
                  menu: Callable[[], None] | None = None) -> None:
@@ -101,15 +104,25 @@ class BoardScreen(Screen, Generic[SummaryT]):
         box = (0, 0, (self.cell_width or size) * self.grid.cols - 1, size * self.grid.rows - 1)
         view = BoardView(self.summary(), box, self.cursor, self.grid.marked(self.picked), self.picked)
         self.painter(draw, view, self.grid)
+        # A refusal goes across the foot of the board (the side is too narrow), over whole
+        # rows of squares: none is left cut in two.
+        hidden = HEIGHT  # the first row under the notice
+        if self.message:
+            top = notice_top(self.message, self.notice_area)
+            hidden = top - top % size
         left = box[2] + 3
         width = WIDTH - left
-        text(draw, (left, 10), self.grid.actor, 12, width=width)
-        text(draw, (left, 23), self.where(width), 12, width=width)
+        side = [(10, self.grid.actor, 12), (23, self.where(width), 12)]
         body = self.grid.note(self.cursor) or self.question
-        for row, line in enumerate(wrap(body, 10, width - 2)[:3]):
-            text(draw, (left, 36 + row * 11), line, 10, width=width)
-        if self.message:  # a refusal, across the foot of the board: the side is too narrow
-            notice(draw, HEIGHT - 3, self.message)
+        side += [(36 + row * 11, line, 10) for row, line in enumerate(wrap(body, 10, width - 2))]
+        if len(side) > 2 + SIDE_LINES:
+            report(body, f"{len(side) - 2 - SIDE_LINES} lines left out")
+        for baseline, words, type_size in side[:2 + SIDE_LINES]:
+            if baseline + 2 < hidden:
+                text(draw, (left, baseline), words, type_size, width=width)
+        if self.message:
+            cover(draw, (0, hidden, WIDTH - 1, HEIGHT - 1))
+            notice(draw, self.notice_area, self.message)
 
     def where(self, width: int) -> str:
         """The square under the cursor; with a square picked, the move: "a1→a3" (or "→a3"

@@ -6,13 +6,13 @@ Sizes follow what reads at arm's length on the real panel: 12 px and up for what
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 WIDTH, HEIGHT = 128, 64
 WHITE, BLACK = 1, 0
@@ -69,14 +69,20 @@ def length(words: str, size: int) -> float:
     return float(face.getlength(words))
 
 
+#: The mark of a string shortened on purpose (the one deliberate cut: see ``text``); the
+#: small type has no ellipsis, so its tilde stands for one.
+ELLIPSIS = {True: "\u2026", False: "~"}
+
+
 @lru_cache(maxsize=2048)
 def fit(words: str, size: int, width: int) -> str:
     """``words`` cut with an ellipsis so that it fits ``width`` pixels."""
     if length(words, size) <= width:
         return words
-    while words and length(words + "~", size) > width:
+    mark = ELLIPSIS[size > SMALL]
+    while words and length(words + mark, size) > width:
         words = words[:-1]
-    return words + "~"
+    return words + mark
 
 
 # Room for every string of a long evening (the benchmark session's seven games show 1,177):
@@ -118,8 +124,8 @@ def rendered(words: str, size: int, anchor: str) -> tuple[Image.Image | None, in
 
 @dataclass(frozen=True)
 class Drawn:
-    """One string as drawn: its words (``cut`` when shortened to fit), colour, ink box
-    (left, top, right, bottom; exclusive) and ink mask."""
+    """One string as drawn: its words (``cut`` when shortened to fit without leave), colour,
+    ink box (left, top, right, bottom; exclusive) and ink mask."""
 
     words: str
     cut: bool
@@ -128,15 +134,24 @@ class Drawn:
     mask: Image.Image
 
 
+class Recorded(list[Drawn]):
+    """The strings drawn on a frame, in order, and the bands drawn to hide whole strings
+    (``cover``): each band's box, and how many strings were drawn before it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.covers: list[tuple[int, tuple[int, int, int, int]]] = []
+
+
 #: While a list is set here, every string drawn is appended to it (the layout tests read
 #: what each screen wrote, and where).
-_recording: list[list[Drawn]] = []
+_recording: list[Recorded] = []
 
 
 @contextmanager
-def recording() -> Iterator[list[Drawn]]:
+def recording() -> Iterator[Recorded]:
     """Collect every string drawn inside the ``with`` block."""
-    found: list[Drawn] = []
+    found = Recorded()
     _recording.append(found)
     try:
         yield found
@@ -144,10 +159,190 @@ def recording() -> Iterator[list[Drawn]]:
         _recording.remove(found)
 
 
+# --- The check: every string knows the box it was given ---
+#
+# A screen hands every string the box it may take (a line's room, a lit tab, the rows of a
+# notice). In checking mode (the tests turn it on; the daemon never does, and then a string
+# costs one test of an empty list) each string drawn is checked against that box, the glass
+# and its own words, and every fault is collected: a screen that does not fit its words
+# must lay them out otherwise (wrap, page, scroll, smaller type if still readable), never
+# cut them.
+
+Box = tuple[int, int, int, int]
+#: Pixels the burn-in shift moves the picture up and left (io/display.py's SHIFTS): the
+#: first column and row are off the glass half the time, so no glyph may use them.
+SHIFT = 1
+#: Where ink always reaches the glass (inclusive).
+GLASS: Box = (SHIFT, SHIFT, WIDTH - 1, HEIGHT - 1)
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A string drawn wrong: what it says, what is wrong, its ink and its box (inclusive)."""
+
+    words: str
+    problem: str
+    ink: Box
+    box: Box
+
+    def __str__(self) -> str:
+        return f"{self.problem}: {self.words!r} ink {self.ink} box {self.box}"
+
+
+_checking: list[list[Fault]] = []
+
+
+@contextmanager
+def checking() -> Iterator[list[Fault]]:
+    """Check every string drawn inside the ``with`` block; the faults found are collected
+    in the list it gives (the innermost block's, when blocks nest)."""
+    found: list[Fault] = []
+    _checking.append(found)
+    try:
+        yield found
+    finally:
+        # By identity: list.remove compares by value, and two blocks' lists are equal while
+        # both are empty (an inner block would take the outer's place).
+        del _checking[next(i for i, each in enumerate(_checking) if each is found)]
+
+
+def report(words: str, problem: str, ink: Box = (0, 0, 0, 0), box: Box = (0, 0, 0, 0)) -> None:
+    """A fault, to the innermost check (nothing when none is on)."""
+    if _checking:
+        _checking[-1].append(Fault(words, problem, ink, box))
+
+
+def inside(inner: Box, outer: Box, margin: int = 0) -> bool:
+    """Whether ``inner`` lies in ``outer`` with ``margin`` pixels to spare on every side."""
+    return (inner[0] >= outer[0] + margin and inner[1] >= outer[1] + margin
+            and inner[2] <= outer[2] - margin and inner[3] <= outer[3] - margin)
+
+
+def room_of(xy: tuple[int, int], width: int, anchor: str) -> Box:
+    """The box a line anchored at ``xy`` may take: ``width`` pixels on the anchor's side(s)
+    and the whole height of the screen."""
+    x = xy[0]
+    left = {"l": x, "m": x - width // 2, "r": x - width}[anchor[0]]
+    return left, 0, left + width - 1, HEIGHT - 1
+
+
+def check(words: str, shown: str, fill: int, ink: Box, box: Box, ellipsis: bool) -> None:
+    """The faults of one string: shortened without leave, outside its box, off the glass;
+    dark words on a lit ground need a lit pixel round them on the glass (else a stroke on
+    the edge of the lit part merges with the dark beyond it and the glyph looks cut)."""
+    if shown != words and not ellipsis:
+        report(words, "cut", ink, box)
+    if not inside(ink, box):
+        report(words, "outside its box", ink, box)
+    if not inside(ink, GLASS, 1 if fill == BLACK else 0):
+        report(words, "off the glass", ink, GLASS)
+
+
+def cover(draw: ImageDraw.ImageDraw, box: Box, fill: int = WHITE) -> None:
+    """A band over ``box`` (inclusive) that hides whatever is under it: a string under it
+    whole is hidden, not cut (a string partly under it is cut: see ``overdrawn``)."""
+    draw.rectangle(box, fill=fill)
+    for found in _recording:
+        found.covers.append((len(found), box))
+
+
+def overdrawn(image: Image.Image, drawn: Sequence[Drawn]) -> None:
+    """A whole frame's check, once it is drawn: each string must be alone in its box and a
+    pixel round it (on the glass), the frame there exactly its ink on a plain ground. A bar,
+    a band or another string drawn over it or touching it is a fault (``drawn``: the strings
+    recorded while the frame was drawn); a ``cover`` that hides a string whole (a notice
+    over the board) is not: it cuts nothing."""
+    if not _checking:
+        return
+    covers = drawn.covers if isinstance(drawn, Recorded) else []
+    for index, d in enumerate(drawn):
+        x0, y0, x1, y1 = d.box
+        left, top = max(0, x0 - 1), max(0, y0 - 1)
+        right, bottom = min(WIDTH, x1 + 1), min(HEIGHT, y1 + 1)
+        if left >= right or top >= bottom:
+            continue
+        if any(after > index and inside((x0, y0, x1 - 1, y1 - 1), box) for after, box in covers):
+            continue  # hidden whole
+        expected = Image.new("1", (right - left, bottom - top), 1 - d.fill)
+        expected.paste(d.fill, (x0 - left, y0 - top), d.mask)
+        if ImageChops.difference(expected, image.crop((left, top, right, bottom))).getbbox() is not None:
+            report(d.words, "run into", (x0, y0, x1 - 1, y1 - 1))
+
+
+#: The players' names of the game on screen while a frame is drawn (``naming``).
+_naming: list[tuple[str, ...]] = []
+SHORTEST_NAME = 2  # letters a name keeps when it is shortened
+
+
+@contextmanager
+def naming(names: Sequence[str]) -> Iterator[None]:
+    """While the ``with`` block draws, a line too wide for its room first has the players'
+    ``names`` in it shortened, each ending in an ellipsis: 12 letters of a name do not fit
+    every line, and the whole name is in the top bar when it is that player's turn."""
+    _naming.append(tuple(names))
+    try:
+        yield
+    finally:
+        _naming.pop()
+
+
+@lru_cache(maxsize=512)
+def shorten_names(words: str, names: tuple[str, ...], size: int, width: int, rows: int = 1) -> str:
+    """``words`` with the longest of ``names`` in them shortened a letter at a time (to
+    :data:`SHORTEST_NAME` and an ellipsis) until they fit ``width`` (wrapped, in ``rows``
+    lines), or as short as that.
+
+    >>> shorten_names("Annabelle: roll", ("Annabelle", "Bob"), 12, 60)
+    'Ann\u2026: roll'
+    >>> shorten_names("Bob: roll", ("Bob",), 12, 30)  # a shortened Bob is no narrower
+    'Bob: roll'
+    """
+    mark = ELLIPSIS[size > SMALL]
+    kept = {name: name for name in names if name in words}  # each name as the words have it
+
+    def shorter(name: str) -> str:  # a letter fewer than now, the ellipsis counted
+        letters = kept[name][:-1] if kept[name] != name else name[:-1]
+        return letters[:-1] + mark
+
+    while not fits(words, size, width, rows):
+        can = [name for name in kept if len(shorter(name)) - 1 >= SHORTEST_NAME]
+        if not can:
+            break
+        longest = max(can, key=lambda name: len(kept[name]))
+        cut = shorter(longest)
+        words, kept[longest] = words.replace(kept[longest], cut), cut
+    return words
+
+
+def fits(words: str, size: int, width: int, rows: int = 1) -> bool:
+    """Whether ``words`` fit ``width`` on one line, or wrapped in ``rows`` lines."""
+    if rows == 1:
+        return length(words, size) <= width
+    return len(wrap(words, size, width)) <= rows
+
+
+def named(words: str, size: int, width: int, rows: int = 1) -> str:
+    """``words`` as they are drawn in ``width`` (and ``rows`` lines): the players' names in
+    them shortened as ``naming`` says, where they do not fit."""
+    if not _naming or fits(words, size, width, rows):
+        return words
+    return shorten_names(words, _naming[-1], size, width, rows)
+
+
 def text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], words: str, size: int,
-         fill: int = WHITE, width: int = WIDTH, anchor: str = "ls", struck: bool = False) -> None:
-    """Draw one line at a baseline, cut to ``width``; ``struck``: with a line through its
-    lower-case letters (what the rules refuse now), part of the string as drawn."""
+         fill: int = WHITE, width: int = WIDTH, anchor: str = "ls", box: Box | None = None,
+         ellipsis: bool = False, struck: bool = False) -> None:
+    """Draw one line at a baseline, in ``width`` pixels on the anchor's side (or sides);
+    ``struck``: with a line through its lower-case letters (what the rules refuse now),
+    part of the string as drawn.
+
+    ``box`` (inclusive) is where its ink may go, by default the width's columns from the
+    top of the screen to the bottom. A line wider than ``width`` has the players' names in
+    it shortened (``naming``); if it is still too wide it is shortened to fit, which the
+    check counts as a fault unless ``ellipsis`` says that a shortened line, ending in an
+    ellipsis, is meant (a line that quotes an entry).
+    """
+    words = named(words, size, width)
     shown = fit(words, size, width)
     mask, left, top = rendered(shown, size, anchor)
     if mask is not None and struck:
@@ -159,16 +354,22 @@ def text(draw: ImageDraw.ImageDraw, xy: tuple[int, int], words: str, size: int,
         x, y = xy[0] + left, xy[1] + top
         draw.bitmap((x, y), mask, fill=fill)
         for found in _recording:
-            found.append(Drawn(shown, shown != words, fill, (x, y, x + mask.width, y + mask.height), mask))
+            found.append(Drawn(shown, shown != words and not ellipsis, fill,
+                               (x, y, x + mask.width, y + mask.height), mask))
+        if _checking:
+            check(words, shown, fill, (x, y, x + mask.width - 1, y + mask.height - 1),
+                  box or room_of(xy, width, anchor), ellipsis)
 
 
 def header(draw: ImageDraw.ImageDraw, left: str, right: str = "") -> None:
     """The inverted top bar: whose turn (or where we are) and a short figure."""
     draw.rectangle((0, 0, WIDTH - 1, HEADER - 1), fill=WHITE)
     right_width = int(length(right, 10)) + 2 if right else 0
-    text(draw, (2, 10), left, 12, BLACK, WIDTH - right_width - 4)
+    # A lit row round the words on the glass: above their tallest letters the bar's row 1
+    # (row 0 goes while the picture is shifted), under their descenders row 13.
+    text(draw, (2, 11), left, 12, BLACK, WIDTH - right_width - 4)
     if right:
-        text(draw, (WIDTH - 2, 10), right, 10, BLACK, anchor="rs")
+        text(draw, (WIDTH - 2, 11), right, 10, BLACK, anchor="rs")
 
 
 def pips(draw: ImageDraw.ImageDraw, x: int, y: int, value: int, total: int,
@@ -214,29 +415,85 @@ def arrows(draw: ImageDraw.ImageDraw, x: int, top: int, bottom: int, up: bool, d
         draw.polygon([(x, bottom - size), (x + size, bottom), (x + 2 * size, bottom - size)], fill=WHITE)
 
 
+HINT_GAP = 4  # pixels between a label and its hint
+
+
 def label_and_hint(draw: ImageDraw.ImageDraw, xy: tuple[int, int], right: int, label: str,
                    hint: str, size: int, fill: int = WHITE, hint_baseline: int = 0,
-                   struck: bool = False) -> None:
-    """A choice (``struck`` through when the rules refuse it now) and, if it fits beside
-    it, its small hint, right-aligned at ``right`` (on the label's baseline, or on
-    ``hint_baseline``).
+                   ellipsis: bool = False, struck: bool = False) -> None:
+    """A choice (``struck`` through when the rules refuse it now) and its small hint beside
+    it, right-aligned at ``right`` (on the label's baseline, or on ``hint_baseline``);
+    ``ellipsis``: a label too long for the line may end in one (see ``text``).
 
-    The label always wins: a hint that would crowd it is left out.
+    A hint that does not fit beside the label is left out (the label always wins), which
+    the check counts as a fault: the hint is part of what the line says.
     """
     x, baseline = xy
-    label_width = length(label, size)
     hint_width = length(hint, 10) if hint else 0
-    if hint and x + label_width + 4 + hint_width <= right:
+    if hint:  # the players' names in the label give way to the hint
+        label = named(label, size, int(right - x - HINT_GAP - hint_width))
+    label_width = length(label, size)
+    if hint and x + label_width + HINT_GAP + hint_width > right:  # a name as the hint gives way too
+        hint = named(hint, 10, int(right - x - label_width - HINT_GAP))
+        hint_width = length(hint, 10)
+    if hint and x + label_width + HINT_GAP + hint_width <= right:
         text(draw, (right, hint_baseline or baseline), hint, 10, fill, anchor="rs")
-    text(draw, (x, baseline), label, size, fill, right - x, struck=struck)
+    elif hint:
+        report(f"{label} | {hint}", "hint left out")
+    text(draw, (x, baseline), label, size, fill, right - x, ellipsis=ellipsis, struck=struck)
 
 
-def notice(draw: ImageDraw.ImageDraw, baseline: int, message: str) -> None:
-    """A message (a refusal's reason, a result) inverted, on up to two lines of 11 px
-    across the screen, the last on ``baseline``: it covers what is above until the next press.
-    """
-    lines = wrap(message, 11)[:2]
-    top = baseline - 10 - 12 * (len(lines) - 1)
-    draw.rectangle((0, top, WIDTH - 1, baseline + 2), fill=WHITE)
-    for row, line in enumerate(lines):
-        text(draw, (2, top + 10 + 12 * row), line, 11, BLACK)
+def lines(draw: ImageDraw.ImageDraw, xy: tuple[int, int], words: str, size: int, width: int,
+          rows: int, pitch: int, fill: int = WHITE, box: Box | None = None) -> None:
+    """``words`` wrapped to ``width``, at most ``rows`` lines ``pitch`` apart, the first on
+    the baseline at ``xy``; lines beyond ``rows`` are left out, which the check counts as
+    a fault (the words must go on a page of their own, or say less)."""
+    words = named(words, size, width, rows)
+    wrapped = wrap(words, size, width)
+    if len(wrapped) > rows:
+        report(words, f"{len(wrapped) - rows} of {len(wrapped)} lines left out")
+    for row, line in enumerate(wrapped[:rows]):
+        text(draw, (xy[0], xy[1] + row * pitch), line, size, fill, width, box=box)
+
+
+#: A notice's types, the larger first: its size, the rows from one line's baseline to the
+#: next, and the rows from the last line's baseline to the band's last (lit) row.
+NOTICE_TYPES = ((11, 12, 2), (10, 9, 1))
+#: The rows a screen's notice may take: its band's first row at the highest, and its last.
+Area = tuple[int, int]
+
+
+def notice_type(message: str, area: Area) -> tuple[int, int, int, int]:
+    """The largest type in which ``message`` fits ``area`` (lines of 11 px, else of 10 px),
+    and its lines: size, pitch, descent (see NOTICE_TYPES) and the number of lines; a
+    message too long for both gets the smaller."""
+    for size, pitch, descent in NOTICE_TYPES:  # noqa: B007 (the last one stays when none fits)
+        count = len(wrap(message, size, WIDTH - 4))
+        if area[1] - pitch * count >= area[0]:
+            break
+    return size, pitch, descent, count
+
+
+def notice_fits(message: str, area: Area) -> bool:
+    """Whether ``message`` fits a notice in ``area``."""
+    _, pitch, _, count = notice_type(message, area)
+    return area[1] - pitch * count >= area[0]
+
+
+def notice_top(message: str, area: Area) -> int:
+    """The first row of the notice of ``message`` in ``area``."""
+    _, pitch, _, count = notice_type(message, area)
+    return max(area[0], area[1] - pitch * count)
+
+
+def notice(draw: ImageDraw.ImageDraw, area: Area, message: str) -> None:
+    """A message (a refusal's reason, a result) dark on a lit band across the screen, up
+    from the foot of ``area`` as far as it needs: it covers what is there until the next
+    press. A message too long for the area loses lines, which the check counts as a fault
+    (the app puts such a message on a page of its own)."""
+    size, pitch, descent, _ = notice_type(message, area)
+    top = notice_top(message, area)
+    band = (0, top, WIDTH - 1, area[1])
+    draw.rectangle(band, fill=WHITE)
+    lines(draw, (2, top + pitch - descent), message, size, WIDTH - 4, (area[1] - top) // pitch, pitch,
+          BLACK, band)

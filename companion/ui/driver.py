@@ -157,7 +157,10 @@ class Driver:
     # --- the play screen ---
 
     def line(self, line: Line) -> None:
-        """Enter one record line on the play screen."""
+        """Enter one record line on the play screen (a message too long for it, on a page
+        of its own, is read first: select closes it)."""
+        while isinstance(self.app.top, Page) and len(self.app.stack) > 2:
+            self.press(Intent("select"))
         screen = self.app.top
         if not isinstance(screen, PlayScreen):
             raise DriverError(f"not on the play screen for {line}")

@@ -68,7 +68,8 @@ def generic_summary(summary: Summary) -> list[str]:
 
 
 def corner(summary: Summary) -> str:
-    """The short figure in the header's right corner: the turn or round.
+    """The short figure in the header's right corner: the turn or round (rounds begun; a
+    game whose question can be the next round's first says so with its own ``corner``).
 
     Any game's "turn" or "round" detail counts, so the generic screens read the summary's
     game keys as a plain mapping (``Summary`` names only the shared ones).

@@ -18,8 +18,9 @@ from typing import Protocol
 
 from PIL import ImageDraw
 
+from companion.games.base import counted
 from companion.intents import Intent
-from companion.ui.draw import HEADER, HEIGHT, WHITE, WIDTH, header, text
+from companion.ui.draw import HEADER, HEIGHT, WHITE, WIDTH, header, lines, text
 from companion.ui.widgets import Host, Screen
 
 HOLD_TO_LEAVE = 2.0  # seconds: longer than any long press, short enough to find
@@ -27,6 +28,8 @@ BACKS_TO_LEAVE = 3  # presses of back within HOLD_TO_LEAVE seconds (bounces do n
 #: Seconds: a press this soon after the same key's release is contact bounce (the default
 #: debounce time; the emulator's taps of one key come 0.04 s apart).
 BOUNCE = 0.02
+#: The small lines under the key's name: the first baseline, how many, how far apart.
+DETAILS, DETAIL_ROWS, DETAIL_PITCH = HEADER + 22, 4, 9
 
 
 class KeyEdge(Protocol):
@@ -80,7 +83,7 @@ class KeyTest(Screen):
             return
         self.seen.add(role)
         bounced = self.bounces.get(role, 0)
-        self.what = f"held {held:.2f} s" + (f", {bounced} bounces" if bounced else "")
+        self.what = f"held {held:.2f} s" + (f", {counted(bounced, 'bounce')}" if bounced else "")
 
     def on(self, intent: Intent, host: Host) -> None:
         """An input that is not a key (it names itself), or an intent from no key (the
@@ -98,13 +101,14 @@ class KeyTest(Screen):
             self.where, self.what = intent.source or "not a GPIO key", ""
 
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
+        """The key's name; under it, in small lines, where it is wired and how it was held,
+        then the keys still to try."""
         header(draw, self.title, f"hold {HOLD_TO_LEAVE:.0f} s: leave")
-        text(draw, (2, HEADER + 14), self.event, 14)
-        text(draw, (2, HEADER + 27), self.where, 10)
-        text(draw, (2, HEADER + 38), self.what, 10)
+        text(draw, (2, HEADER + 12), self.event, 12)
         left = [name for name in self.expected if name not in self.seen]
-        text(draw, (2, HEIGHT - 2), f"{len(left)} to try: {' '.join(left)}" if left
-             else "Every key works", 10)
+        to_try = f"{len(left)} to try: {' '.join(left)}" if left else "Every key works"
+        lines(draw, (2, DETAILS), "\n".join(words for words in (self.where, self.what, to_try) if words),
+              10, WIDTH - 4, DETAIL_ROWS, DETAIL_PITCH)
 
 
 def checkerboard(draw: ImageDraw.ImageDraw, phase: int) -> None:

@@ -36,8 +36,10 @@ def block(row: Row) -> tuple[tuple[int, str, int], ...]:
     undone) in bold, what the entry did, then its other lines (a round's leaves), wrapped
     to the screen's width."""
     first = f"undone: {row.lines[0]}" if row.kind == "undone" else f"{row.place} {row.lines[0]}"
-    out = [(LEFT if at == 0 else INDENT, piece, LINE_SIZE)
-           for at, piece in enumerate(wrap(first, LINE_SIZE, RIGHT - LEFT))]
+    pieces = wrap(first, LINE_SIZE, RIGHT - LEFT)
+    if len(pieces) > 1:  # the lines after the first are indented: narrower
+        pieces = pieces[:1] + wrap(" ".join(pieces[1:]), LINE_SIZE, RIGHT - INDENT)
+    out = [(LEFT if at == 0 else INDENT, piece, LINE_SIZE) for at, piece in enumerate(pieces)]
     words = " ".join(filter(None, (row.words, WHAT.get(row.kind, ""))))
     out += [(INDENT, piece, WORDS_SIZE) for piece in wrap(words, WORDS_SIZE, RIGHT - INDENT) if piece]
     out += [(INDENT, piece, LINE_SIZE) for line in row.lines[1:] for piece in wrap(line, LINE_SIZE, RIGHT - INDENT)]

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from PIL import ImageDraw
 
 from companion.intents import Intent
-from companion.ui.draw import BLACK, HEADER, HEIGHT, WHITE, WIDTH, header, notice, text, wrap
+from companion.ui.draw import BLACK, HEADER, HEIGHT, WHITE, WIDTH, Area, header, notice, notice_top, text
 from companion.ui.widgets import Host, Screen
 
 #: The letters' rows of each key set, by the key that shows that set.
@@ -96,10 +96,8 @@ def moved(cursor: Cursor, kind: str) -> Cursor | None:
     return None
 
 
-def foot_notice_top(message: str) -> int:
-    """The top row of a message at the foot of the screen (``notice`` on the last baseline):
-    what it covers is not drawn under it. HEIGHT with no message."""
-    return HEIGHT - 13 - 12 * (len(wrap(message, 11)[:2]) - 1) if message else HEIGHT
+#: Where the editor's message goes: up from the foot over the keys, as far as it needs.
+NOTICE: Area = (HEADER + 1, HEIGHT - 1)
 
 
 class NameEditor(Screen):
@@ -121,7 +119,7 @@ class NameEditor(Screen):
         else:
             header(draw, self.title, self.corner)
         # A message (why Done is refused) takes the rows of keys it covers, until the next press.
-        covered = foot_notice_top(self.message)
+        covered = notice_top(self.message, NOTICE) if self.message else HEIGHT
         for row, keys in enumerate(self.cursor.rows):
             top = HEADER + 1 + row * ROW
             if top + ROW > covered:
@@ -139,7 +137,7 @@ class NameEditor(Screen):
                     draw.rectangle((x, top + 2, x + cell - 1, top + ROW - 2), fill=WHITE)
                 text(draw, (x + cell // 2, top + 12), key, 12, BLACK if here else WHITE, anchor="ms")
         if self.message:
-            notice(draw, HEIGHT - 3, self.message)
+            notice(draw, NOTICE, self.message)
 
     def on(self, intent: Intent, host: Host) -> None:
         kind = intent.kind

@@ -40,18 +40,20 @@ from companion.ui.board import BoardScreen
 from companion.ui.draw import (
     WHITE,
     WIDTH,
+    Area,
     header,
     notice,
-    wrap,
+    notice_top,
 )
-from companion.ui.figures import Views, corner
+from companion.ui.figures import Views
 from companion.ui.games import Screens, screen_title, screens_of
 from companion.ui.log import LogScreen
 from companion.ui.reveal import Reveal, plain_picture, shown_lines
 from companion.ui.rows import (
+    NOTICE_AREA,
     PANEL,
-    QUESTION_BASELINE,
     RULE,
+    answer_fits,
     answer_row,
     fits_banner,
     question_line,
@@ -63,18 +65,31 @@ RESULT_SECONDS = 2.0  # an entry's result stays this long (or until the game cha
 
 
 def result_line(events: Sequence[str]) -> str:
-    """An entry's results, most important first, as many as the result banner holds.
+    """An entry's results, most important first, as many as the result banner holds: a
+    result that ends a sentence ("Bob wins!") is followed by a new one, not a semicolon.
 
     >>> result_line(["Cat crushed at c4 r6", "Ann to c2 r1"])
     'Cat crushed at c4 r6; Ann to c2 r1'
+    >>> result_line(["Bob wins!", "Cat crushed at c4 r6"])
+    'Bob wins! Cat crushed at c4 r6'
     """
     shown = ""
     for event in events:
-        trial = f"{shown}; {event}" if shown else event[:1].upper() + event[1:]
+        if not shown:
+            trial = capitalised(event)
+        elif shown.endswith(("!", ".", "?")):
+            trial = f"{shown} {capitalised(event)}"
+        else:
+            trial = f"{shown}; {event}"
         if shown and not fits_banner(trial):
             break
         shown = trial
     return shown
+
+
+def capitalised(words: str) -> str:
+    """``words`` starting a sentence."""
+    return words[:1].upper() + words[1:]
 
 
 #: A single die with this many faces or fewer has them listed on the play screen once the
@@ -118,6 +133,8 @@ def middle_face(faces: Sequence[Choice]) -> Choice:
 class PlayScreen(Screen):
     """A game in progress. Its menu is rebuilt from the prompt after every change."""
 
+    notice_area: Area = NOTICE_AREA
+
     def __init__(self, session: Session, host: Host, rng: random.Random = FAIR,
                  leave: Callable[[], None] | None = None,
                  one_by_one: Callable[[], bool] = lambda: False) -> None:
@@ -139,6 +156,7 @@ class PlayScreen(Screen):
         self._optional = range(0)  # where the extras are among the items
         self.seats = ai.seats_of(session.stored_header())  # the companion plays
         self._advice: tuple[Any, ai.Advice | None] | None = None
+        self._asked: tuple[Any, Prompt | None] | None = None  # the position and its prompt
         #: This table's way with dice: True once it types faces in, False once the
         #: companion rolls; the cursor starts on the same way next time.
         self.by_hand = False
@@ -151,18 +169,20 @@ class PlayScreen(Screen):
 
     def items(self) -> list[Item]:
         """The answers to the pending prompt, the extras just above the one the cursor
-        starts on (the likeliest nearest, so one press up); the end menu when over, with any
-        line the rules still accept after the end right after undo."""
+        starts on (the likeliest nearest, so one press up); the end menu when over (any line
+        the rules still accept after the end first, the cursor on it, else on the summary)."""
         if self._items is None:
-            ask = self.session.prompt()
+            ask = self.prompt()
             self._optional = range(0)
             if ask is None or not ask.answers:
                 extras = [item for answer in (ask.extras if ask else ()) for item in self._answer(answer, "+ ")]
-                self._items = [Item("Undo last entry", self.undo, "mis-logged?"), *extras,
-                               *self.view_items(lambda act: act),
-                               Item("Summary", self.show_summary),
+                # Undo is in the game menu, as always: a cursor left on an undo line here
+                # would let a later back and select take the last entry back.
+                summary = Item("Summary", self.show_summary)
+                self._items = [*extras, *self.view_items(lambda act: act), summary,
                                Item("Log", self.show_log, "every entry"),
                                Item("Leave", self.leave)]
+                self.cursor = 0 if extras else self._items.index(summary)
             else:
                 mine = self.companion_items(ask)  # first, and where the cursor starts
                 required = [item for answer in ask.answers for item in self._answer(answer)]
@@ -211,10 +231,9 @@ class PlayScreen(Screen):
             again = self.session.roll_again(answer)
             if again is not None:  # undo is never a free re-roll: the same faces come first
                 faces = ", ".join(again) if len(again) <= 2 else f"{again[0]}, ..."  # a d20's leaves
-                out.append(Item(f"{mark}Use {faces} again", lambda: self.use_again(answer),
-                                "undone roll"))
+                out.append(Item(f"{mark}Use {faces} again", lambda: self.use_again(answer)))
                 out.append(Item(mark + "Roll again", lambda: self.roll(answer, again=True),
-                                "kept in the log"))
+                                "logged too"))
             elif self.by_hand and listed_faces(answer):  # this table types its faces
                 return [*(Item(mark + face.label, partial(self.type_faces, face.line), face.hint, face)
                           for face in listed_faces(answer)),
@@ -225,7 +244,7 @@ class PlayScreen(Screen):
                             answer))
             return out
         if isinstance(answer, Grid):
-            return [Item(mark + answer.label, lambda: self.pick_squares(answer), "on the board",
+            return [Item(mark + answer.label, lambda: self.pick_squares(answer), "on board",
                          answer)]
         return [Item(mark + answer.label, lambda: self.fill_form(answer), answer.hint, answer)]
 
@@ -306,9 +325,25 @@ class PlayScreen(Screen):
         picture = self.screens.roll_picture
         each = self.one_by_one()
         if len(lines) > 1 and (each or picture is not None):
-            shown = shown_lines(self.session.game, self.session.players, before, lines)
-            self.host.push(Reveal(shown, picture or plain_picture, each))
-            self.message = ""  # the picture says it better
+            self.show_roll(before, lines, each)
+
+    def show_roll(self, before: Any, lines: Sequence[Line], each: bool, at: int = 0) -> None:
+        """The lines of the latest entry's roll, from line ``at``; shown one by one, how many
+        the table has seen is kept, for a game left part-way (see ``resume_roll``)."""
+        shown = shown_lines(self.session.game, self.session.players, before, lines)
+        seen = self.session.keep_reveal if each else (lambda count: None)
+        if each:
+            seen(at + 1)
+        self.host.push(Reveal(shown, self.screens.roll_picture or plain_picture, each, seen, at))
+        self.message = ""  # the picture says it better
+
+    def resume_roll(self) -> None:
+        """A game left while its latest roll was shown one line at a time comes back to the
+        line the table saw last, the lines after it still to come."""
+        left = self.session.reveal_left()
+        if left is not None:
+            before, lines, seen = left
+            self.show_roll(before, lines, True, seen - 1)
 
     def enter_faces(self, ask: Roll, first_digit: int | None = None) -> None:
         numbers = [Field(label, 1, sides, names=ask.names) for label, sides in zip(ask.labels, ask.sides)]
@@ -340,13 +375,17 @@ class PlayScreen(Screen):
         play screen's question."""
         if not self.guarded(lambda: self.session.after([line])):  # kept: logging it applies nothing
             return
+        doubt = self.screens.doubt(self.session.lines(), line)  # the box's own check
+        if doubt:
+            self.message = doubt
+            return
         ahead = self.session.game.preview(self.session.state, line)
         if not ahead:
             self.play([line])
             return
         told = ahead if fits_banner(ahead) else ""  # a longer one: the result box holds less
         self.host.push(Preview(line.actor, ahead, lambda: self.play([line], told), change,
-                               self.header_row, question or self.question(self.session.prompt())))
+                               self.header_row, question or self.question(self.prompt())))
 
     def pick_squares(self, grid: Grid) -> None:
         ask = self.session.prompt()
@@ -388,8 +427,17 @@ class PlayScreen(Screen):
         """The whole record so far, newest first, with what each entry did."""
         self.host.push(LogScreen(self.session.log()))
 
+    def undo_item(self, run: Callable[[], None]) -> Item:
+        """Undo, saying what it takes back ("Undo: Bob roll 6")."""
+        entry = self.session.entry(self.session.head) if self.session.head else None
+        if entry is None:
+            return Item("Undo", run, "start")
+        return Item(f"Undo: {describe(list(entry.lines))}", run, shorten=True)
+
     def context_menu(self) -> Menu:
-        """Long press: undo first, so it is never more than two presses away."""
+        """Back (or the long press): the cursor on "Back to the game", so that no run of
+        back presses and a select can undo; undo is the next line, two presses away, and
+        says what it takes back."""
         redo = self.session.redo_entry()
         ask = self.session.prompt()
         topic = ask.topic if ask else ""
@@ -401,16 +449,16 @@ class PlayScreen(Screen):
                 act()
             return run
 
-        items = [Item("Undo", then(self.undo), "start" if self.session.head == 0 else "")]
+        items = [Item("Back to the game", self.host.pop), self.undo_item(then(self.undo))]
         if redo is not None:
-            items.append(Item("Redo", then(self.redo), describe(list(redo.lines))[:12]))
+            items.append(Item(f"Redo: {describe(list(redo.lines))}", then(self.redo), shorten=True))
         items += self.hint_items(ask, then)
         items.append(Item("Rules: this step", then(lambda: self.host.push(
             Page(screen_title(self.session.game.id), pages.get(topic) or pages.get("", ""))))))
         items += self.view_items(then)
         items.append(Item("Summary", then(self.show_summary)))
         items.append(Item("Log", then(self.show_log), "every entry"))
-        items.append(Item("Leave game", then(self.leave), "resume later"))
+        items.append(Item("Leave game", then(self.leave), "to resume"))
         items.append(Item("Abandon game", then(lambda: self.host.push(
             confirm("Abandon this game?", "Yes, abandon", self.abandon, self.host)))))
         return Menu("Game menu", items)
@@ -476,27 +524,42 @@ class PlayScreen(Screen):
 
     # --- drawing and input ---
 
+    def prompt(self) -> Prompt | None:
+        """The rules' prompt as the box asks it (``Screens.ask``): worked out once for each
+        position of the game."""
+        state = self.session.state
+        if self._asked is None or self._asked[0] is not state:
+            ask = self.session.prompt()
+            self._asked = (state, ask and self.screens.ask(self.session.lines(), ask))
+        return self._asked[1]
+
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
         summary = self.session.summary()
-        ask = self.session.prompt()
+        ask = self.prompt()
         self.top_bar(draw, summary, ask)
         if self.message:  # a long one (a refusal's reason) takes the panel's place too
-            if len(wrap(self.message, 11)) == 1:
+            if notice_top(self.message, self.notice_area) > PANEL[3]:
                 self.figures(draw, summary)
-            notice(draw, QUESTION_BASELINE, self.message)
+            notice(draw, self.notice_area, self.message)
         else:
             self.figures(draw, summary)
-            question_line(draw, self.question(ask))
+            if not self.result or fits_banner(self.result):  # else the result covers it
+                question_line(draw, self.question(ask))
         items = self.items()
         if not items:
             return
         item = items[self.cursor]
-        hint = item.hint or f"{self.cursor + 1}/{len(items)}"
         # On the answer just under the extras, where the cursor starts, their names take
         # the hint's place: one press up logs them, and nobody skips one unseen.
         optional = self.optional_names(ask) if self._optional and self.cursor == self._optional.stop else ()
-        answer_row(draw, item.label, hint, self.cursor > 0, self.cursor < len(items) - 1,
-                   refused(item), optional)
+        answer_row(draw, item.label, item.hint or self.counter(item, len(items)), self.cursor > 0,
+                   self.cursor < len(items) - 1, refused(item), optional, item.shorten)
+
+    def counter(self, item: Item, count: int) -> str:
+        """Where the cursor is among the answers ("2/5"), where the line has room for it
+        (the arrows say as much)."""
+        counted = f"{self.cursor + 1}/{count}"
+        return counted if answer_fits(item.label, counted) and not item.shorten else ""
 
     @staticmethod
     def optional_names(ask: Prompt | None) -> tuple[str, ...]:
@@ -517,15 +580,15 @@ class PlayScreen(Screen):
 
     def question_row(self, draw: ImageDraw.ImageDraw) -> None:
         """The question's row as this screen draws it (kept under dice being entered)."""
-        question_line(draw, self.question(self.session.prompt()))
+        question_line(draw, self.question(self.prompt()))
 
     def top_bar(self, draw: ImageDraw.ImageDraw, summary: Summary, ask: Prompt | None) -> None:
         """Whose turn (or that the game is over) and the game's corner figure, and the
         rule under them."""
         if ask is None or not ask.answers:
-            header(draw, "Game over", corner(summary))
+            header(draw, "Game over", self.screens.corner(summary))
         else:
-            header(draw, ask.actor if ask.actor != "table" else "Table", corner(summary))
+            header(draw, ask.actor if ask.actor != "table" else "Table", self.screens.corner(summary))
         draw.line((0, RULE, WIDTH - 1, RULE), fill=WHITE)
 
     def header_row(self, draw: ImageDraw.ImageDraw) -> None:
@@ -537,11 +600,13 @@ class PlayScreen(Screen):
         panel (or the latest result), where they are on this screen."""
         summary = self.session.summary()
         self.top_bar(draw, summary, self.session.prompt())
-        self.figures(draw, summary)
+        self.figures(draw, summary, tall=False)
 
-    def figures(self, draw: ImageDraw.ImageDraw, summary: Summary) -> None:
-        """The game's panel, or the latest result in words in its place (for about 2 s)."""
-        if self.result:
+    def figures(self, draw: ImageDraw.ImageDraw, summary: Summary, tall: bool = True) -> None:
+        """The game's panel, or the latest result in words in its place (for about 2 s);
+        ``tall``: a result longer than the panel's place may take the question's rows too
+        (else the panel stays)."""
+        if self.result and (tall or fits_banner(self.result)):
             result_banner(draw, self.result)
         else:
             self.screens.panel(draw, summary, PANEL)

@@ -79,13 +79,17 @@ def plain_picture(draw: ImageDraw.ImageDraw, view: RollView[SummaryT]) -> None:
 class Reveal(Screen, Generic[SummaryT]):
     """The lines of one device roll: down or select for the next, up for the one before;
     back (or the long press) skips to the end. The roll is already stored: nothing here
-    changes the game."""
+    changes the game. ``seen`` hears how many lines the table has seen, as that grows
+    (all of them once the screen goes), so that a game left part-way comes back here."""
 
-    def __init__(self, lines: Sequence[Shown[SummaryT]], picture: RollPicture[SummaryT], each: bool) -> None:
+    def __init__(self, lines: Sequence[Shown[SummaryT]], picture: RollPicture[SummaryT], each: bool,
+                 seen: Callable[[int], None] = lambda count: None, at: int = 0) -> None:
         self.lines = tuple(lines)
         self.picture = picture
         self.each = each
-        self.at = 0 if each else len(self.lines) - 1
+        self.seen = seen
+        self.at = at if each else len(self.lines) - 1
+        self.most = self.at + 1  # lines seen
 
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
         self.picture(draw, RollView(self.lines[:self.at + 1], len(self.lines), self.each))
@@ -94,9 +98,18 @@ class Reveal(Screen, Generic[SummaryT]):
         if intent.kind in ("select", "right", "down"):
             if self.at < len(self.lines) - 1:
                 self.at += 1
+                if self.at + 1 > self.most:
+                    self.most = self.at + 1
+                    self.seen(self.most)
             elif intent.kind == "select":  # right moves within the roll, never out of it
-                host.pop()
+                self.done(host)
         elif intent.kind in ("up", "left"):
             self.at = max(0, self.at - 1) if self.each else self.at
         elif intent.kind in ("back", "context"):
-            host.pop()
+            self.done(host)
+
+    def done(self, host: Host) -> None:
+        """The table has seen the roll (or skipped the rest): back to the game."""
+        host.pop()
+        if self.most < len(self.lines):
+            self.seen(len(self.lines))

@@ -101,6 +101,7 @@ class NewGame:
         self.count_wanted = 0
         self.names: list[str] = []
         self.typed: set[str] = set()  # names typed here: remembered once the game starts
+        app.typed_names = ()
         self.values: dict[str, str] = {}  # options set away from their default, as written
         self.first = ""  # who starts where the table picks: a name, RANDOM, or "" (the first seat)
         self.companion = ""  # the seat the companion plays, "" for none
@@ -113,9 +114,14 @@ class NewGame:
         if low == high:
             self.set_count(low)
             return
-        self.app.push(Menu("How many players?", [
-            Item(f"{n} players", partial(self.set_count, n), "", Count(n)) for n in range(low, high + 1)
-        ]))
+        usual = self.game.usual_players or low
+        menu = Menu("How many players?", [
+            Item(f"{n} players", partial(self.set_count, n), "rules" if n == self.game.usual_players else "",
+                 Count(n))
+            for n in range(low, high + 1)
+        ])
+        menu.cursor = usual - low  # on the table the rules are written for
+        self.app.push(menu)
 
     def set_count(self, count: int) -> None:
         self.count_wanted = count
@@ -141,6 +147,7 @@ class NewGame:
     def type_name(self, seat: int) -> None:
         def done(name: str) -> None:
             self.typed.add(name)
+            self.app.typed_names = tuple(self.typed)
             self.take_name(seat, name)
 
         def refusal(name: str) -> str:
@@ -255,8 +262,10 @@ class NewGame:
 
         # The choices in their own order (laps 1 to 9), the cursor on the value now: the
         # values next to it, the likeliest other answers, are one press away.
-        menu = Menu(spec.help or key, [
-            Item(value, partial(choose, value), "default" if value == spec.default else "", Value(key, value))
+        title = spec.help or key
+        menu = Menu(title[:1].upper() + title[1:], [
+            Item(value[:1].upper() + value[1:], partial(choose, value), "default" if value == spec.default else "",
+                 Value(key, value))
             for value in spec.choices
         ])
         menu.cursor = spec.choices.index(self.value(key))

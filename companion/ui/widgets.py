@@ -20,21 +20,29 @@ from companion.ui.draw import (
     BLACK,
     HEADER,
     HEIGHT,
+    HINT_GAP,
     WHITE,
     WIDTH,
+    Area,
     arrows,
+    cover,
     fit,
     header,
     label_and_hint,
     length,
+    named,
     notice,
+    notice_top,
     rendered,
     text,
     wrap,
 )
 from companion.ui.rows import (
     ANSWER_LINE,
+    NOTICE_AREA,
+    PANEL,
     QUESTION_BASELINE,
+    RESULT_ROWS,
     answer_row,
     fits_banner,
     question_line,
@@ -53,12 +61,19 @@ class Host(Protocol):
     def toast(self, message: str) -> None: ...
 
 
+ROW = 16  # pixels per menu row at 12 px type
+ROWS = 3
+
+
 class Screen:
     """One screen of the stack: draws itself and answers intents."""
 
     title = ""
-    #: A one-line notice (a refusal, a result) shown until the next press.
+    #: A notice (a refusal, a result) shown until the next press.
     message = ""
+    #: The rows a notice may take (a longer one gets a page of its own): by default the
+    #: foot of the screen, under the first line of a menu.
+    notice_area: Area = (HEADER + ROW, HEIGHT - 1)
 
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
         raise NotImplementedError
@@ -86,10 +101,11 @@ class Item:
     #: The prompt answer this line enters by hand (a choice, faces, a form, squares), so a
     #: driver can type a record through the screens; None for the other lines.
     answer: object = None
+    #: The label may end in an ellipsis where it is too long for the line: it quotes
+    #: something of any length (an entry to undo), whose start says enough.
+    shorten: bool = False
 
 
-ROW = 16  # pixels per menu row at 12 px type
-ROWS = 3
 
 
 class Menu(Screen):
@@ -115,18 +131,20 @@ class Menu(Screen):
         header(draw, self.title, self.corner)
         items = self.items
         top = self.in_view(len(items))
-        for row, item in enumerate(items[top:top + ROWS]):
+        # A notice covers the rows at the foot: only the lines wholly above it are drawn.
+        room = notice_top(self.message, self.notice_area) if self.message else HEIGHT
+        rows = min(ROWS, (room - 1 - HEADER) // ROW)
+        for row, item in enumerate(items[top:top + rows]):
             y = HEADER + row * ROW
             chosen = top + row == self.cursor
             if chosen:  # framed, with a solid tab: the inverted bar is the title's alone
                 draw.rectangle((0, y + 1, WIDTH - 9, y + ROW - 1), outline=WHITE)
                 draw.rectangle((0, y + 1, 2, y + ROW - 1), fill=WHITE)
             label_and_hint(draw, (5, y + 12), WIDTH - 12, item.label,
-                           item.hint if chosen or self.all_hints else "", 12, WHITE)
+                           item.hint if chosen or self.all_hints else "", 12, WHITE, ellipsis=item.shorten)
         arrows(draw, WIDTH - 7, 15, HEIGHT - 2, top > 0, top + ROWS < len(items))
         if self.message:
-            draw.rectangle((0, HEIGHT - 13, WIDTH - 1, HEIGHT - 1), fill=WHITE)
-            text(draw, (2, HEIGHT - 3), self.message, 11, BLACK)
+            notice(draw, self.notice_area, self.message)
 
     def in_view(self, count: int) -> int:
         """The first line in view: the lines stay where they are while the cursor moves
@@ -144,10 +162,11 @@ class Menu(Screen):
         return self.first
 
     def on(self, intent: Intent, host: Host) -> None:
-        """Only select chooses and only back leaves; the cursor stops at both ends, so a
-        press too many past the last line never lands on the first (Undo, in the game menu)."""
+        """Only select chooses and only back (or the long press, the back of a build with
+        no back key) leaves; the cursor stops at both ends, so a press too many past the
+        last line never lands on the first."""
         items = self.items
-        if intent.kind == "back":
+        if intent.kind in ("back", "context"):
             host.pop()
         elif not items:
             return
@@ -164,10 +183,10 @@ class Menu(Screen):
 # Numbers entered under a backdrop take the play screen's question and answer rows.
 SHOWN = 4  # numbers side by side; more scroll
 #: The answer's rows, from the line under the question's: the values in a box that the
-#: glass ends, their ink down to its last row.
+#: glass ends, their ink a lit row clear of its edges (the line above, the glass below: a
+#: stroke on the glass's last row reads as a glyph cut off).
 VALUES_TOP = ANSWER_LINE
-VALUE_SIZE = 18  # the largest type whose figures fit under VALUES_TOP with a clear row above
-VALUE_BASELINE = HEIGHT
+VALUE_SIZE = 16  # the largest type whose figures fit between those rows
 LABEL_GAP = 3  # between a label and the value beside it
 BOX_MARGIN = 4  # columns lit either side of the value at hand
 BOX_HALF = 12  # the narrowest lit box, either side of its middle
@@ -195,21 +214,50 @@ def draw_value(draw: ImageDraw.ImageDraw, middle: int, word: str, sized: tuple[i
     dark box of the same size, which parts the line above the answer's rows round them."""
     size, baseline = sized
     half = min(room, max(int(length(word, size)) // 2 + BOX_MARGIN, BOX_HALF))
-    draw.rectangle((middle - half, VALUES_TOP, middle + half - 1, HEIGHT - 1), fill=WHITE if here else BLACK)
-    text(draw, (middle, baseline), word, size, BLACK if here else WHITE, 2 * room - 2, anchor="ms")
+    box = (middle - half, VALUES_TOP, middle + half - 1, HEIGHT - 1)
+    draw.rectangle(box, fill=WHITE if here else BLACK)
+    text(draw, (middle, baseline), word, size, BLACK if here else WHITE, 2 * room - 2, anchor="ms", box=box)
+
+
+def span_of(spec: Field) -> str:
+    """A number's range in words: ``1-6``; named values ``red to purple`` (so that a
+    long pair can go on two lines).
+
+    >>> span_of(Field("d6", 1, 6)), span_of(Field("colour", 1, 2, names=("red", "blue")))
+    ('1-6', 'red to blue')
+    """
+    if spec.names:
+        return f"{spec.word(spec.low)} to {spec.word(spec.high)}"
+    return f"{spec.low}-{spec.high}"
+
+
+@lru_cache(maxsize=256)
+def columns(numbers: tuple[Field, ...]) -> int:
+    """How many numbers go side by side: up to :data:`SHOWN`, fewer where a value (a long
+    name) would not fit its column even in the smallest type (the others scroll)."""
+    count = min(max(len(numbers), 1), SHOWN)
+    while count > 1 and any(length(spec.word(value), 12) > WIDTH // count - 4
+                            for spec in numbers for value in range(spec.low, spec.high + 1)):
+        count -= 1
+    return count
 
 
 def value_size(word: str, width: int) -> tuple[int, int]:
     """The largest type (and its baseline) in which a value fits ``width`` and the rows
-    under :data:`VALUES_TOP`, a clear row round its ink."""
-    for size in (VALUE_SIZE, 16, 12):  # 12: a long colour name, its tall letters clear of the line
+    under :data:`VALUES_TOP`, a clear row round its ink: its last row of ink on the
+    glass's last row but one."""
+    for size in (VALUE_SIZE, 14, 12):
         if fit(word, size, width) == word:
             mask, _, top = rendered(word, size, "ms")
             height = mask.height if mask is not None else 0
-            baseline = HEIGHT - (height + top)  # the ink to the last row: the glass ends the box
+            baseline = HEIGHT - 1 - (height + top)
             if baseline + top >= VALUES_TOP + 1:
                 return size, baseline
     return 12, HEIGHT - 4
+
+
+#: Where figures in the answer's type stand (they have no descenders).
+VALUE_BASELINE = value_size("0", WIDTH)[1]
 
 
 class Numbers(Screen):
@@ -219,6 +267,8 @@ class Numbers(Screen):
     number and confirms after the last. Right and left only move between the numbers: they
     never confirm and never leave (back does). A digit the number cannot take says why.
     """
+
+    notice_area: Area = NOTICE_AREA
 
     def __init__(self, title: str, numbers: Sequence[Field],
                  done: Callable[[tuple[int, ...]], None], backdrop: Backdrop,
@@ -248,6 +298,8 @@ class Numbers(Screen):
 
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
         self.backdrop(draw)
+        if self.message and notice_top(self.message, self.notice_area) <= PANEL[3]:
+            cover(draw, (0, PANEL[1], WIDTH - 1, PANEL[3]), BLACK)  # the notice needs its rows
         self.draw_below(draw)
 
     def draw_below(self, draw: ImageDraw.ImageDraw) -> None:
@@ -256,12 +308,13 @@ class Numbers(Screen):
         hand lit, each with its label beside it where the labels fit: the question stays
         above them then. Otherwise the question's row says what is entered (whose, for a
         form) and the label and range of the number at hand."""
-        width = WIDTH // min(max(len(self.numbers), 1), SHOWN)
-        first = max(0, self.at - SHOWN + 1)
-        shown = list(zip(self.numbers, self.values))[first:first + SHOWN]
+        count = columns(self.numbers)
+        width = WIDTH // count
+        first = max(0, self.at - count + 1)
+        shown = list(zip(self.numbers, self.values))[first:first + count]
         beside = self.question is not None and all(labels_fit(spec, width) for spec, _ in shown)
         if self.message:  # a digit it cannot take, or right at the last number
-            notice(draw, QUESTION_BASELINE, self.message)
+            notice(draw, self.notice_area, self.message)
         elif beside and self.question is not None:
             self.question(draw)
         else:
@@ -282,15 +335,16 @@ class Numbers(Screen):
         """The title, and beside it the number at hand: its label and range if they fit,
         else its label alone (the title always wins)."""
         spec = self.numbers[self.at]
-        span = f"{spec.label}: {spec.word(spec.low)}-{spec.word(spec.high)}"
+        span = f"{spec.label}: {span_of(spec)}"
         for size, hint in ((11, span), (11, spec.label), (10, spec.label)):
-            if length(self.title, size) + 4 + length(hint, 10) <= WIDTH - 4:
+            room = int(WIDTH - 4 - HINT_GAP - length(hint, 10))
+            if length(named(self.title, size, room), size) <= room:
                 break
         label_and_hint(draw, (2, QUESTION_BASELINE), WIDTH - 2, self.title, hint, size)
 
     def on(self, intent: Intent, host: Host) -> None:
         spec = self.numbers[self.at]
-        if intent.kind == "back":
+        if intent.kind in ("back", "context"):
             host.pop()
             return
         if intent.kind == "digit":
@@ -327,7 +381,7 @@ class Numbers(Screen):
         if candidate > spec.high:
             candidate, self.typed = digit, ""
         if not spec.low <= candidate <= spec.high:
-            self.message = f"{spec.label}: {spec.word(spec.low)}-{spec.word(spec.high)}"
+            self.message = f"{spec.label}: {span_of(spec)}"
             return
         self.values[self.at] = candidate
         self.typed += str(digit)
@@ -400,13 +454,15 @@ class Preview(Screen):
 
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
         self.top(draw)
+        lines = wrap(self.body, 10)
         if fits_banner(self.body):
             result_banner(draw, self.body)
             question_line(draw, self.question)
-        else:
-            lines = wrap(self.body, 10)
-            result_banner(draw, "\n".join(lines[:2]))
-            question_line(draw, " ".join(lines[2:]))
+        elif len(lines) == RESULT_ROWS + 1:  # its last line where the question goes
+            result_banner(draw, "\n".join(lines[:RESULT_ROWS]))
+            question_line(draw, lines[-1])
+        else:  # longer (long names): it takes the question's rows too
+            result_banner(draw, self.body)
         # No "1/2": the arrows say there are two.
         answer_row(draw, self.choices[self.cursor], "", self.cursor > 0, self.cursor == 0)
 

@@ -89,7 +89,7 @@ def test_the_key_test_lists_its_key_and_names_the_pedal(tmp_path: pathlib.Path) 
         h.wait(0.1)
         pedal.drive_high()
         h.pump()
-        assert h.shows("roll", 14)
+        assert h.shows("roll", 12)
         assert h.shows("foot switch GPIO12", 10)
         assert h.shows("3 to try: up down select", 10)
     finally:

@@ -296,7 +296,7 @@ def test_move_prompt_is_a_board_cursor_on_the_reachable_squares() -> None:
     grid, stay = ask.answers
     assert isinstance(grid, Grid) and isinstance(stay, Choice)
     assert (grid.cols, grid.rows, grid.start, grid.actor, grid.verb) == (6, 6, (1, 1), "Ann", "move")
-    assert str(stay.line) == "Ann stay" and stay.hint == "leaf lands here!"
+    assert str(stay.line) == "Ann stay" and stay.hint == "leaf lands here"
     offered = {str(line) for line in grid.legal}
     assert "Ann move 1 1" in offered  # her own square: the cursor starts there, same as stay
     assert "Ann move 1 2" not in offered  # two meeples there

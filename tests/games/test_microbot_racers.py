@@ -701,7 +701,7 @@ def test_prompt_offers_the_switch_then_the_other_robots_puddle_once() -> None:
     after = GAME.prompt(state(BOB_FIRST_ANN_ACTS + ["Ann switch"]))
     assert after.actor == "Bob"  # still Bob's action to do: the puddle is optional
     first = after.extras[0]
-    assert first.line == Line("Bob", "hazard") and first.label == "Bob on a puddle"
+    assert first.line == Line("Bob", "hazard") and first.label == "Bob puddle"
     assert first.hint == "83% safe"
     logged = GAME.prompt(state(SWITCHED + ["Bob roll 1"]))
     assert Line("Bob", "hazard") not in [a.line for a in logged.extras]

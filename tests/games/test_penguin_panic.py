@@ -556,7 +556,7 @@ def test_after_a_full_circle_the_rules_of_this_step_are_the_checking_order() -> 
 def test_a_circle_that_may_no_longer_come_is_listed_marked_with_the_reason() -> None:
     forms = full_circles(*BOB_PLACED, "Bob complete 3 red 2", "Bob complete 2 blue 2")
     assert [(f.prefix, f.label, f.hint) for f in forms] == [
-        (("1",), "full circle 1", "too late"), (("5",), "full circle 5", "too late"),
+        (("1",), "full circle 1", "late"), (("5",), "full circle 5", "late"),
         (("4",), "full circle 4", "")]
     assert [f.refusal for f in forms] == [
         "circle 1 is checked before circle 2", "circle 5 is checked before circle 2", ""]

@@ -462,7 +462,7 @@ def test_finish_is_an_extra_for_every_player() -> None:
     ask = GAME.prompt(state_after("Ann finish"))
     assert ask is not None
     assert [(str(e.line), e.hint) for e in ask.extras if isinstance(e, Choice)] == [
-        ("Ann finish", "last one: wins"), ("Bob finish", "1 of 2 across")]
+        ("Ann finish", "wins"), ("Bob finish", "home 1/2")]
 
 
 def test_pages_mark_the_house_defaults() -> None:

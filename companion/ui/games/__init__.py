@@ -10,14 +10,14 @@ figures, the engine's full title.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, cast
 
 from companion.games import KITS, load, title
-from companion.games.base import Summary
+from companion.games.base import Line, Prompt, Summary
 from companion.ui.board import Painter, plain_board
-from companion.ui.figures import Panel, SummaryT, View, generic, generic_summary
+from companion.ui.figures import Panel, SummaryT, View, corner, generic, generic_summary
 from companion.ui.reveal import RollPicture
 
 
@@ -25,7 +25,12 @@ from companion.ui.reveal import RollPicture
 class Screens(Generic[SummaryT]):
     """One game's screens: each one its own, or the generic default.
 
-    ``panel`` draws the key figures always on the play screen; ``paint`` the board where
+    ``panel`` draws the key figures always on the play screen; ``corner`` says the round
+    or turn in the top bar's corner (the one the question belongs to); ``doubt`` is the
+    box's own check of a line entered on its screens, given the game's lines so far (the
+    reason to refuse it, "" to go on: what the record alone cannot refuse, such as more
+    penguins in a circle than it has igloos); ``ask`` may reword the question the rules ask
+    from what the lines tell (and put first the answer it asks about); ``paint`` the board where
     squares are picked, ``cell_width`` its squares' width in pixels (0: square);
     ``roll_picture`` shows a roll of many dice at once (None: the roll in words);
     ``summary_lines`` are the game menu's summary page, a fact a line; ``views`` the pages
@@ -38,6 +43,9 @@ class Screens(Generic[SummaryT]):
     """
 
     panel: Panel[SummaryT] = generic
+    corner: Callable[[SummaryT], str] = corner
+    doubt: Callable[[Sequence[Line], Line], str] = lambda lines, line: ""
+    ask: Callable[[Sequence[Line], Prompt], Prompt] = lambda lines, prompt: prompt
     paint: Painter[SummaryT] = plain_board
     cell_width: int = 0
     roll_picture: RollPicture[SummaryT] | None = None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from PIL import ImageDraw
 
-from companion.games.base import Grid
+from companion.games.base import Grid, counted
 from companion.games.gleebs_and_grues import COLOURS, GLEEBS, GRUE, GleebsSummary
 from companion.ui.board import BoardView, cell_box
 from companion.ui.draw import BLACK, WHITE, text
@@ -109,7 +109,7 @@ def panel(draw: ImageDraw.ImageDraw, summary: GleebsSummary, box: Box) -> None:
         text(draw, (x + half - 6, y0 + 10), str(summary["scores"][name]), 12, anchor="rs")
     if summary["phase"] == "placement":
         placed = sum(1 for stack in summary["board"].values() for piece in stack if piece[0] != GRUE)
-        status = f"{len(GLEEBS) - placed} gleebs to place"
+        status = f"{counted(len(GLEEBS) - placed, 'gleeb')} to place"
     else:
         status = f"eaten {len(summary['eaten'])}  pinned {len(summary['pinned'])}"
     text(draw, (x0 + 1, y0 + 19), status, 10)
@@ -123,7 +123,7 @@ def summary_lines(summary: GleebsSummary) -> list[str]:
     lines.append("Eaten: " + (" ".join(summary["eaten"]) or "none"))
     if summary["pinned"]:
         lines.append("Grues caged on " + " ".join(summary["pinned"]))
-    lines.append(f"On the board: {len(summary['board'])} stacks")
+    lines.append(f"On the board: {counted(len(summary['board']), 'stack')}")
     return lines
 
 

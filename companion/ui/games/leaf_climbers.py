@@ -7,7 +7,7 @@ takes only that type and the board's constants, never its state.
 A square is 14 x 10 pixels: a one-pixel gap on its left and top, then 13 x 9 of content
 with the elevation digit on the left and the meeple on the right, both in a 5x7 pixel font
 that stays sharp on a 1-bit panel. A square that a leaf will land on this round is white;
-a meeple is its player's letter in a box; under the cursor the square and its gap flip.
+a meeple is its player's letter in a box; the cursor rings its square (a white square is a leaf's).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from functools import cache
 
 from PIL import Image, ImageDraw
 
-from companion.games.base import Grid
+from companion.games.base import Grid, counted
 from companion.games.leaf_climbers import SIZE, TOP, LeafSummary
 from companion.ui.board import BoardView, cell_box
 from companion.ui.draw import BLACK, WHITE, length, text
@@ -124,20 +124,23 @@ def paint_square(draw: ImageDraw.ImageDraw, box: Box, elevation: int, leaves: in
                  marks: list[str], reachable: bool, cursor: bool = False) -> None:
     """One square: under a leaf all inverted (a notch for a second leaf); the digit; the
     meeple's letter in a box (two meeples: both letters, in place of the digit, whose
-    elevation the cursor's note gives); or a dot when the mover can end there. Under the
-    cursor, the square and the gap around it flip."""
+    elevation the cursor's note gives); or a dot when the mover can end there. The cursor
+    rings the square in the gap round it (and parts a leaf's white from the ring with a
+    dark line): a white square is a leaf's, never the cursor's."""
     x, y = box[0], box[1]
-    paper, ink = (WHITE, BLACK) if cursor else (BLACK, WHITE)
-    if cursor:
-        draw.rectangle((x, y, x + CELL_WIDTH, y + CELL_HEIGHT), fill=paper)
+    paper, ink = BLACK, WHITE
     if leaves:
         draw.rectangle((x + 1, y + 1, x + 13, y + 9), fill=ink)
         paper, ink = ink, paper
         if leaves > 1:
             draw.line((x + 6, y + 1, x + 8, y + 1), fill=ink)
-    # Glyphs need a margin of the other colour: where the gap around the square has the
-    # ink's colour, the left glyph moves one pixel in and a meeple goes without its box.
-    snug = ink != (WHITE if cursor else BLACK)
+    if cursor:
+        draw.rectangle((x, y, x + CELL_WIDTH, y + CELL_HEIGHT), outline=WHITE)
+        if leaves:  # the ring would make the leaf's white one larger block: notch it
+            draw.point([(x + 1, y + 1), (x + 13, y + 1), (x + 1, y + 9), (x + 13, y + 9)], fill=BLACK)
+    # Glyphs need a margin of the other colour: on a dark square not ringed, the left glyph
+    # may use the square's first column and a meeple has a box; elsewhere neither.
+    snug = ink == WHITE and not cursor
     left = x + 1 if snug else x + 2
     if len(marks) == 2:
         glyph(draw, left, y + 2, marks[0], ink)
@@ -189,10 +192,15 @@ def panel(draw: ImageDraw.ImageDraw, summary: LeafSummary, box: Box) -> None:
             boxed(draw, x, y0, marks[name])
         text(draw, (x + 9, y0 + 8), name, 10, width=width - 11)
     blue = sum(1 for row in summary["elevation"] for h in row if h >= TOP)
-    right = f"blue {blue}/36"
+    right = f"{blue}/{SIZE * SIZE} blue"
     text(draw, (x1, y0 + 18), right, 10, anchor="rs")
     down, falling = len(summary.get("leaves", [])), summary.get("falling", 0)
-    left = f"leaves {down}" + (f"/{down + falling}" if falling else "") if down else "no leaves yet"
+    if not down:
+        left = "no leaf yet"
+    elif falling:
+        left = f"leaf {down} of {down + falling}"
+    else:
+        left = counted(down, "leaf", "leaves")
     text(draw, (x0 + 1, y0 + 18), left, 10, width=x1 - x0 - int(length(right, 10)) - 6)
 
 
@@ -219,6 +227,13 @@ def roll_picture(draw: ImageDraw.ImageDraw, view: RollView[LeafSummary]) -> None
         text(draw, (SIDE, 36 + 11 * row), line, 10)
 
 
+def corner(summary: LeafSummary) -> str:
+    """The round of the question: a round's d20 is asked before the round begins (the
+    summary counts rounds begun), so after the first round it is the next one's."""
+    asks_next = summary["phase"] == "drop" and summary["drop"] is not None and not summary["over"]
+    return f"R{summary['round'] + asks_next}"
+
+
 def summary_lines(summary: LeafSummary) -> list[str]:
     """The summary page, a short fact a line: where each climber stands and how high, who
     is out, the round and the leaves still falling."""
@@ -236,6 +251,6 @@ def summary_lines(summary: LeafSummary) -> list[str]:
 
 
 #: What this game draws its own way (the rest is generic).
-SCREENS: Screens[LeafSummary] = Screens(panel=panel, paint=paint, cell_width=CELL_WIDTH,
+SCREENS: Screens[LeafSummary] = Screens(panel=panel, corner=corner, paint=paint, cell_width=CELL_WIDTH,
                                         roll_picture=roll_picture, summary_lines=summary_lines,
                                         short_title="Leaf-Climbers")

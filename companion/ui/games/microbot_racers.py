@@ -27,6 +27,13 @@ def panel(draw: ImageDraw.ImageDraw, summary: RaceSummary, box: Box) -> None:
             text(draw, (WIDTH - 8, y + 8), "*", 10, anchor="ms")
 
 
+def corner(summary: RaceSummary) -> str:
+    """The turn of the question: once a turn is done, who is P1 is the next turn's (the
+    summary counts turns begun)."""
+    asks_next = summary["phase"] == "done" and not summary["over"]
+    return f"T{summary['turn'] + asks_next}"
+
+
 def summary_lines(summary: RaceSummary) -> list[str]:
     """The summary page, a short fact a line: the race, each robot's health and laps,
     who is P1 and who still holds the privilege, the cards still to do."""
@@ -39,10 +46,10 @@ def summary_lines(summary: RaceSummary) -> list[str]:
     spare = [name for name in summary["players"] if summary["privilege"][name]]
     lines.append("May take P1: " + (", ".join(spare) or "nobody"))
     for name in summary["players"]:
-        if summary["picked"][name]:
+        if summary["picked"][name] and not summary["over"]:  # a finished race has nothing to do
             lines.append(f"{name} to do: {' '.join(summary['picked'][name])}")
     return lines
 
 
 #: What this game draws its own way (the rest is generic).
-SCREENS: Screens[RaceSummary] = Screens(panel=panel, summary_lines=summary_lines)
+SCREENS: Screens[RaceSummary] = Screens(panel=panel, corner=corner, summary_lines=summary_lines)

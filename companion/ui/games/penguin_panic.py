@@ -18,7 +18,11 @@ from collections.abc import Iterator, Sequence
 
 from PIL import ImageDraw
 
+from companion.games.base import Form, Line, Prompt
+from companion.games.frozen import replace
 from companion.games.penguin_panic import CIRCLES, LINE, MAX_FISH, SPACES, TOTAL, PenguinSummary
+from companion.games.penguin_panic_yard import doubt as yard_doubt
+from companion.games.penguin_panic_yard import yard_of
 from companion.ui.draw import BLACK, WHITE, bar, font, text
 from companion.ui.figures import Box, View
 from companion.ui.games import Screens
@@ -278,6 +282,13 @@ VIEWS: tuple[View[PenguinSummary], ...] = (("Scores", scores), ("Fish", fish_pag
                            ("Penguins", penguins))
 
 
+def corner(summary: PenguinSummary) -> str:
+    """The round of the question: once a round's line is empty, the next is drawn (the
+    summary counts rounds begun: a round begins with its line)."""
+    asks_next = summary["stage"] == "turns" and summary["line"] == 0
+    return f"R{summary['round'] + asks_next}"
+
+
 def summary_lines(summary: PenguinSummary) -> list[str]:
     """The summary page, a short fact a line: fish and escapes by player in turn order,
     their abilities, then the bag, the line and the board."""
@@ -289,5 +300,24 @@ def summary_lines(summary: PenguinSummary) -> list[str]:
     return lines
 
 
+def ask(lines: Sequence[Line], prompt: Prompt) -> Prompt:
+    """When the lines leave no room in a circle, the box asks whether it is full: the
+    placer's full circle is the question's answer, what the rules ask next one press away."""
+    full = yard_of(lines).full()
+    asked = tuple(a for a in prompt.extras if isinstance(a, Form) and a.verb == "complete"
+                  and not a.refusal and a.prefix[:1] in {(str(circle),) for circle in full})
+    if not asked or not prompt.answers:
+        return prompt
+    return replace(prompt, question=f"{asked[0].actor}: circle {asked[0].prefix[0]} full?",
+                   answers=asked, likely=0,
+                   extras=(*prompt.answers, *(a for a in prompt.extras if a not in asked)))
+
+
+def doubt(lines: Sequence[Line], line: Line) -> str:
+    """The yard's bounds, checked before a placement or a full circle is logged."""
+    return yard_doubt(yard_of(lines), line) if line.verb in ("place", "complete") else ""
+
+
 #: What this game draws its own way (the rest is generic).
-SCREENS: Screens[PenguinSummary] = Screens(panel=panel, summary_lines=summary_lines, views=VIEWS)
+SCREENS: Screens[PenguinSummary] = Screens(panel=panel, corner=corner, doubt=doubt, ask=ask,
+                                           summary_lines=summary_lines, views=VIEWS)

@@ -28,7 +28,7 @@ NAME_ROW = 9  # the pile names across the top of a page
 GAIN_ROW = 8  # pixels per card-value row (or per card of a pile)
 VALUE_WIDTH = 12  # the card values down the left of the piles page
 PILE_WIDTH = 23  # pixels per pile on the piles page
-TILE_DESCENT = 2  # rows below the baseline that 12 px type needs
+TILE_TOP = 10  # the tile's lit box, from this row of the panel: a clear row above it
 PLAYER_ROW = 10  # pixels per player: five fit under the header
 HAND_RIGHT = 74  # where the hand sizes end on the players page
 PLAYER_NAME = 36  # pixels for a name on the players page
@@ -55,16 +55,15 @@ def last_play(draw: ImageDraw.ImageDraw, summary: LemmingsSummary, box: Box) -> 
     right = x0 + 3 + int(length(points, 20))
     text(draw, (right, y1), "pts", 10)
     left = right + int(length("pts", 10)) + 5
-    text(draw, (left, y0 + 7), f"{played['player']}: {played['terrain']} {played['value']}", 9,
+    text(draw, (left, y0 + 8), f"{played['player']}: {played['terrain']} {played['value']}", 9,
          width=x1 - left)
-    tile_baseline = y1 - TILE_DESCENT  # the tile line fills the rest of the panel
     tile = summary["tile"]
-    if tile is None:
+    if tile is None:  # the tile line fills the rest of the panel
         started = len(summary["piles"][played["terrain"]]) == 1
-        text(draw, (left, tile_baseline), "no tile left" if started else "no tile", 12, width=x1 - left)
+        text(draw, (left, y1 - 1), "no tile left" if started else "no tile", 10, width=x1 - left)
         return
-    draw.rectangle((left, y0 + 9, x1, y1), fill=WHITE)
-    text(draw, (left + 2, y1 - 2), f"lay {tile}", 10, BLACK, x1 - left - 3)
+    draw.rectangle((left, y0 + TILE_TOP, x1, y1), fill=WHITE)
+    text(draw, (left + 2, y1 - 1), f"lay {tile}", 10, BLACK, x1 - left - 3)
 
 
 def turn_figures(draw: ImageDraw.ImageDraw, summary: LemmingsSummary, box: Box) -> None:
@@ -72,7 +71,7 @@ def turn_figures(draw: ImageDraw.ImageDraw, summary: LemmingsSummary, box: Box) 
     x0, y0, x1, _ = box
     who = summary["next"]
     hand = f"{who}: hand {summary['hands'][who]}, " if who else ""
-    text(draw, (x0 + 1, y0 + 8), f"{hand}draw pile {summary['draw']}", 10, width=x1 - x0)
+    text(draw, (x0 + 1, y0 + 8), f"{hand}draw {summary['draw']}", 10, width=x1 - x0)
     home = [f"{name} {done}" for name, done in summary["finished"].items() if done]
     line = "home: " + ", ".join(home) if home else f"discards {summary['discards']}"
     text(draw, (x0 + 1, y0 + 18), line, 10, width=x1 - x0)
@@ -171,8 +170,8 @@ def tiles_page(draw: ImageDraw.ImageDraw, summary: LemmingsSummary, box: Box) ->
     text(draw, (x1 - 1, y1 - 1), f"discards {summary['discards']}", 12, anchor="rs")
 
 
-VIEWS: tuple[View[LemmingsSummary], ...] = (("piles", piles_page), ("cards", cards_page), ("players", players_page),
-                           ("tiles", tiles_page))
+VIEWS: tuple[View[LemmingsSummary], ...] = (("Piles", piles_page), ("Cards", cards_page),
+                                             ("Players", players_page), ("Tiles", tiles_page))
 
 
 def summary_lines(summary: LemmingsSummary) -> list[str]:
