@@ -245,11 +245,11 @@ SHOT_WIDTH = 390  # docs/phone's pictures
 
 #: Every seat's name as wide as a name can be: 12 of the widest characters.
 WIDE_NAMES = ("WWWWWWWWWWWW", "MMMMMMMMMMMM", "WMWMWMWMWMWM", "MWMWMWMWMWMW", "W_W_W_W_W_W_")
-#: The options that make a game's page widest: long colour names, most laps, a deck with
-#: every card value twice (more rows, larger points).
+#: The options that make a game's page widest: long colour names, most laps and every
+#: action, a deck with every card value twice (more columns, larger points).
 WIDE_OPTIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "penguin-panic": (("colours", ",".join(f"WWWWWWWWWWW{k}" for k in range(1, 6))),),
-    "microbot-racers": (("laps", "9"),),
+    "microbot-racers": (("laps", "9"), ("side", "hard")),
     "quick-lemmings": (("lemmings", "3"), ("deck", ",".join(str(v // 2) for v in range(20)))),
 }
 
