@@ -116,6 +116,6 @@ capture log "down select down down select select down"          # the newest gam
 capture players "down select select"                            # the most wins first
 capture dice-chart "down select down select up down select select"   # Leaf-Climbers' d4, faces imported
 
-# The phone view's page for each game, mid-play, from a real headless Chromium.
+# The phone view's page for each game mid-play, and History, at 390 CSS px in a real headless Chromium.
 COMPANION_SCREENSHOTS=docs/phone "$(dirname "$companion")/python" -m pytest -q -p no:cacheprovider \
-    tests/test_phone_browser.py -k each_game
+    tests/test_phone_browser.py -k fits_a_phone
