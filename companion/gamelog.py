@@ -28,10 +28,10 @@ from typing import Any, Literal
 
 from companion.checkpoint import EVERY, decode, engine_tag
 from companion.exc import Incompatible
+from companion.games import results
 from companion.games.base import Game, IllegalLine, Line
 from companion.record import Header, replay_text
-from companion.session import roll_in_force
-from companion.store import Entry, MadeRoll, Store
+from companion.store import Entry, MadeRoll, Store, roll_in_force
 
 log = logging.getLogger(__name__)
 
@@ -126,8 +126,7 @@ def apply(game: Game[Any], state: Any, lines: Sequence[str]) -> tuple[Any, str]:
             after = game.apply(after, line)
     except IllegalLine as err:
         return state, f"Not legal here: {err}"
-    events = game.events(state, after, parsed)
-    said = "; ".join(events)
+    said = "; ".join(results(game, state, after, parsed))
     return after, said[:1].upper() + said[1:]
 
 

@@ -42,9 +42,10 @@ from companion.ai import seat_lines
 from companion.checkpoint import EVERY, decode, encode, engine_tag
 from companion.dice import chained, rolled
 from companion.exc import Incompatible, NothingToRedo, NothingToUndo
+from companion.games import results
 from companion.games.base import Game, IllegalLine, Line, Outcome, Prompt, Roll, Summary
 from companion.record import Header, format_record, replay_header, summarise
-from companion.store import Entry, MadeRoll, Source, Store
+from companion.store import Entry, MadeRoll, Source, Store, roll_in_force
 
 if TYPE_CHECKING:
     from companion.gamelog import GameLog
@@ -118,7 +119,7 @@ class Session:
         if self.played is None:
             return ()
         before, lines = self.played
-        return self.game.events(before, self.state, lines)
+        return results(self.game, before, self.state, lines)
 
     def summary(self) -> Summary:
         """The records.md summary of where the game stands: the same object until the game
@@ -492,10 +493,3 @@ def audited_blocks(entries: Sequence[Entry], made: Sequence[MadeRoll],
         blocks.append(undone.pop(entry.seq, [])
                       + [f"{line}  # {how} by the companion" if how else line for line in entry.lines])
     return blocks, [line for place in sorted(undone) for line in undone[place]]
-
-
-def roll_in_force(made: Sequence[MadeRoll], entry: Entry) -> MadeRoll | None:
-    """The audit's roll that a rolled ``entry`` is: the latest made at its place with its
-    lines (``None`` for a game stored before the audit was kept)."""
-    found = [roll for roll in made if roll.seq == entry.seq and roll.lines == entry.lines]
-    return found[-1] if found else None

@@ -143,6 +143,13 @@ class MadeRoll:
     n: int = 0
 
 
+def roll_in_force(made: Sequence[MadeRoll], entry: Entry) -> MadeRoll | None:
+    """The audit's roll that a rolled ``entry`` is: the latest made at its place with its
+    lines (``None`` for a game stored before the audit was kept)."""
+    found = [roll for roll in made if roll.seq == entry.seq and roll.lines == entry.lines]
+    return found[-1] if found else None
+
+
 @dataclass(frozen=True)
 class Checkpoint:
     """A game's state after entry ``seq`` as ``engine`` wrote it (companion/checkpoint.py)."""

@@ -96,7 +96,8 @@ def breaking(rule: str) -> set[tuple[str, str]]:
 
 def engine_imports_more_than_base(importer: str, imported: str) -> bool:
     # The registry (games/__init__.py) gathers the engines; the engines themselves are pure,
-    # and may use the pure modules beside them (a game's results in words, ``*_events``).
+    # and may use the pure modules beside them (``frozen``); a game's words (``*_events``)
+    # import its engine, never the other way.
     engine = under(importer, ENGINES) and importer not in (ENGINES, f"{ENGINES}.base")
     return engine and imported != f"{ENGINES}.base" and not (
         under(imported, ENGINES) and imported != ENGINES)
@@ -194,6 +195,49 @@ def test_the_reader_sees_every_kind_of_import() -> None:
     assert "companion.games.base" in imports("companion.games.leaf_climbers")
     assert "companion.io.pages" in imports("companion.io.display")  # imported inside a function
     assert "companion.cli" in imports("companion.__main__")
+
+
+def cycles(graph: dict[str, frozenset[str]]) -> list[list[str]]:
+    """Every import cycle of ``graph`` (module -> the modules it imports), each as the path
+    that closes it (``[a, b, a]``): one for each module reached again while its own imports
+    are still being followed (a depth-first walk)."""
+    found: list[list[str]] = []
+    done: set[str] = set()
+    path: list[str] = []
+
+    def walk(name: str) -> None:
+        path.append(name)
+        for imported in sorted(graph.get(name, ())):
+            if imported in path:
+                found.append(path[path.index(imported):] + [imported])
+            elif imported not in done:
+                walk(imported)
+        path.pop()
+        done.add(name)
+
+    for name in sorted(graph):
+        if name not in done:
+            walk(name)
+    return found
+
+
+def test_no_module_of_the_companion_imports_itself_through_others() -> None:
+    """Arrows one way: no import cycle, counting every import anywhere in a file (at the top,
+    inside a function, under ``TYPE_CHECKING``). A part that needs another lazily is named
+    by the one that wires them (a game's kit names its engine, words and screens)."""
+    graph = {name: frozenset(m for m in imports(name) if m in modules() and m != name)
+             for name in modules()}
+    assert cycles(graph) == []
+
+
+def test_the_cycle_finder_finds_cycles() -> None:
+    # A cycle through a lazy import (``b`` imports ``a`` inside a function) is one too.
+    graph = {"a": frozenset({"b"}), "b": frozenset({"c"}), "c": frozenset({"a", "d"}),
+             "d": frozenset()}
+    assert cycles(graph) == [["a", "b", "c", "a"]]
+    assert cycles({"x": frozenset({"y"}), "y": frozenset({"x"})}) == [["x", "y", "x"]]
+    assert cycles({"a": frozenset({"b"}), "b": frozenset()}) == []
+    assert "companion.games.base" in imports("companion.games.leaf_climbers_events")
 
 
 def test_test_modules_share_helpers_through_helper_modules_not_each_other() -> None:

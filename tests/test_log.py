@@ -16,7 +16,7 @@ import pytest
 from companion import bench
 from companion.config import Config
 from companion.gamelog import MARKS, NEAR, PAGES, GameLog, Row
-from companion.games import GAMES
+from companion.games import GAMES, results
 from companion.games.base import Line
 from companion.importer import import_stream
 from companion.intents import Intent
@@ -80,7 +80,7 @@ def test_each_entry_says_what_it_did(store: Store, record: pathlib.Path) -> None
     expected = []
     for before, after, entry in with_states(replayed):
         session.play(list(entry.lines))
-        said = "; ".join(replayed.header.game.events(before, after, entry.lines))
+        said = "; ".join(results(replayed.header.game, before, after, entry.lines))
         expected.append(said[:1].upper() + said[1:])
     rows = rows_oldest_first(session.log())
     assert [row.words for row in rows] == expected

@@ -13,7 +13,7 @@ Line(actor='Ann', verb='pick', args=('move-2',))
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from enum import StrEnum
 from functools import cached_property
 from operator import attrgetter
@@ -651,13 +651,6 @@ class Game(ABC, Generic[S]):
         """What a legal ``line`` will do, in a sentence the player confirms before it is
         logged ("6 linked - 1 coloured - 4 ability = 1 fish"); "" logs it at once."""
         return ""
-
-    def events(self, before: S, after: S, lines: Sequence[Line]) -> tuple[str, ...]:
-        """What one confirmed entry (``lines``, taking ``before`` to ``after``) did, in a few
-        words each for the table, most important first: a win or a crush before the move
-        that caused it ("Cat crushed at c4 r6", "Ann to c2 r1"). Pure, like the rules; the
-        play screen shows them for a moment after the entry is logged."""
-        return tuple(str(line) for line in lines)
 
     def option_values(self, given: Mapping[str, str]) -> dict[str, Any]:
         """Every option parsed, defaults filled in."""

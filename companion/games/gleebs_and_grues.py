@@ -19,7 +19,7 @@ with gleebs under it, and a free grue is a stack of just that grue.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from enum import StrEnum
 from itertools import permutations
 from typing import Any, ClassVar, TypedDict
@@ -414,12 +414,6 @@ class GleebsAndGrues(Game[State]):
         scored = not any(can_move_gleeb(state.board, seat) for seat in (0, 1))
         return Outcome(Termination.SCORED if scored else Termination.NO_STACK,
                        (state.players[state.winner],))
-
-    def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
-        # Beside the rules, in a module of its own, loaded the first time a result is shown.
-        from companion.games.gleebs_and_grues_events import events
-
-        return events(before, after, lines)
 
     def details(self, state: State) -> Details:
         board = state.board

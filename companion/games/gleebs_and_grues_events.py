@@ -1,5 +1,6 @@
 """Gleeb's and Grues results in words: what one confirmed entry did, read from the change of
-state, most important first (the engine's :meth:`events`).
+state, most important first (the game kit's ``events``; :func:`companion.games.results`
+says the end of the game before them).
 
 >>> from companion.games.gleebs_and_grues import GleebsAndGrues
 >>> game = GleebsAndGrues()
@@ -28,7 +29,7 @@ from companion.games.gleebs_and_grues import (
 
 
 def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
-    """The entry's results: the end first, then what the line did, then skipped steps."""
+    """The entry's results: how the game ended, then what the line did, then skipped steps."""
     line = lines[-1]
     said = ending(before, after)
     if line.actor == TABLE:
@@ -57,16 +58,14 @@ def grue_step(before: State, line: Line) -> str:
 
 
 def ending(before: State, after: State) -> list[str]:
+    """Why the game this entry ended went the way it did (who won comes before it:
+    :func:`companion.games.results`): the scores, or who has no stack left."""
     if before.step == OVER or after.step != OVER:
         return []
-    scores = (pips(after.board, 0), pips(after.board, 1))
-    scored = not can_move_gleeb(after.board, 0) and not can_move_gleeb(after.board, 1)
-    if after.winner is None:
-        return [f"the grues win: {scores[0]} all"]
-    winner, loser = after.players[after.winner], after.players[1 - after.winner]
-    if scored:
-        return [f"{winner} wins {max(scores)} to {min(scores)}"]
-    return [f"{loser} has no stack: {winner} wins!"]
+    if not can_move_gleeb(after.board, 0) and not can_move_gleeb(after.board, 1):
+        return [", ".join(f"{name} {pips(after.board, seat)}" for seat, name in enumerate(after.players))]
+    assert after.winner is not None  # not scored: a player has no stack left
+    return [f"{after.players[1 - after.winner]} has no stack"]
 
 
 def skipped(before: State, after: State, line: Line) -> list[str]:

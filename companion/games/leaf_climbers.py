@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import heapq
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, ClassVar, TypedDict
@@ -280,12 +280,6 @@ class LeafClimbers(Game[State]):
         if len(winners) > 1:
             return Outcome(Termination.ALL_BLUE, winners)
         return Outcome(Termination.LAST_STANDING if winners else Termination.ALL_CRUSHED, winners)
-
-    def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
-        # Beside the rules, in a module of its own, loaded the first time a result is shown.
-        from companion.games.leaf_climbers_events import events
-
-        return events(before, after, lines)
 
     def details(self, state: State) -> Details:
         names = state.players

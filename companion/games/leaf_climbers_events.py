@@ -1,5 +1,6 @@
 """Lilliputian Leaf-Climbers results in words: what one confirmed entry did, read from the
-change of state, most important first (the engine's :meth:`events`).
+change of state, most important first (the game kit's ``events``; :func:`companion.games.results`
+says the end of the game before them).
 
 >>> from companion.games.leaf_climbers import LeafClimbers
 >>> game = LeafClimbers()
@@ -23,8 +24,8 @@ SHOWN_LEAVES = 3  # beyond this many, leaves are counted rather than named
 
 
 def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
-    """The entry's results: the end, crushes and landings first, then what the line did."""
-    said = [*ending(before, after), *crushes(before, after)]
+    """The entry's results: crushes and landings first, then what the line did."""
+    said = crushes(before, after)
     line = lines[0]
     names = before.players
     if line.verb in ("drop", "leaf"):
@@ -44,15 +45,6 @@ def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...
     if before.round == after.round and before.phase != "drop" and after.phase in ("drop", "over"):
         said.append(landed(before, after))
     return tuple(said)
-
-
-def ending(before: State, after: State) -> list[str]:
-    if before.phase == "over" or after.phase != "over":
-        return []
-    winners = [after.players[seat] for seat in after.winners]
-    if len(winners) == 1:
-        return [f"{winners[0]} wins!"]
-    return ["everyone crushed: nobody wins"] if not winners else [f"{' & '.join(winners)} win!"]
 
 
 def crushes(before: State, after: State) -> list[str]:

@@ -351,12 +351,6 @@ class MicrobotRacers(Game[State]):
         ending = Termination.WRECKED if wrecked else Termination.LAPS
         return Outcome(ending, (state.players[state.winner],))
 
-    def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
-        # Beside the rules, in a module of its own, loaded the first time a result is shown.
-        from companion.games.microbot_racers_events import events
-
-        return events(before, after, lines)
-
     def details(self, state: State) -> Details:
         names = state.players
         return {

@@ -1,5 +1,6 @@
 """Microbot Racers results in words: what one confirmed entry did, read from the change of
-state, most important first (the engine's :meth:`events`).
+state, most important first (the game kit's ``events``; :func:`companion.games.results`
+says the end of the game before them).
 
 >>> from companion.games.microbot_racers import MicrobotRacers
 >>> game = MicrobotRacers()
@@ -18,29 +19,15 @@ from companion.games.microbot_racers import Loss, State, kind
 
 
 def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
-    """The entry's results: the end of the race first, then what the line did."""
+    """The entry's results: what the line did, with the picks it lost."""
     line = lines[-1]
     # A pick lost for a rule (no run-up) is news the player must see, before what they did;
     # one lost because the robot stopped follows the impact or the roll that stopped it.
-    said = [*ending(before, after), *lost_picks(before, after, line, ruled=True),
+    said = [*lost_picks(before, after, line, ruled=True),
             *what(before, after, lines), *lost_picks(before, after, line, ruled=False)]
     if before.phase != "done" and after.phase == "done":
         said.append(f"turn {after.turn} over")
     return tuple(said)
-
-
-def ending(before: State, after: State) -> list[str]:
-    """The race's end, if this entry ended it."""
-    if before.phase == "over" or after.phase != "over":
-        return []
-    names = after.players
-    wrecked = [names[seat] for seat, robot in enumerate(after.robots) if robot.health <= 0]
-    if after.winner is None:
-        return ["both robots wrecked: a draw"]
-    winner = names[after.winner]
-    if wrecked:
-        return [f"{wrecked[0]} wrecked: {winner} wins!"]
-    return [f"{winner} wins on lap {after.robots[after.winner].laps}!"]
 
 
 def what(before: State, after: State, lines: Sequence[Line]) -> list[str]:
@@ -77,8 +64,8 @@ def what(before: State, after: State, lines: Sequence[Line]) -> list[str]:
         return [f"{name}: {what_for}, 1-{need} is safe" if need else f"{name}: {what_for}, cannot pass"]
     if line.verb == "switch":
         return [f"{name} hit a switch: the track changes"]
-    if line.verb == "lap":  # (a winning lap is told by the ending)
-        return [] if after.phase == "over" else [f"{name}: lap {robot.laps} of {after.laps}"]
+    if line.verb == "lap":
+        return [f"{name}: lap {robot.laps} of {after.laps}"]
     other = after.robots[1 - seat]
     if line.args[0] == "robot":
         return [f"{name} hit {names[1 - seat]}: health {robot.health} and {other.health}"]

@@ -17,7 +17,7 @@ Penguins are anonymous except escapees, whose colour is logged when they escape.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import Any, ClassVar, TypedDict
 
@@ -398,12 +398,6 @@ class PenguinPanic(Game[State]):
         best = max(state.order, key=lambda seat: (
             set_score(state.escaped[seat]), sum(state.escaped[seat]), -state.order.index(seat)))
         return Outcome(Termination.BAG_SHORT, (state.players[best],))
-
-    def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
-        # Beside the rules, in a module of its own, loaded the first time a result is shown.
-        from companion.games.penguin_panic_events import events
-
-        return events(before, after, lines)
 
     def details(self, state: State) -> Details:
         names = state.players

@@ -1,5 +1,6 @@
 """Penguin Panic results in words: what one confirmed entry did, read from the change of
-state, most important first (the engine's :meth:`events`).
+state, most important first (the game kit's ``events``; :func:`companion.games.results`
+says the end of the game before them).
 
 >>> from companion.games.penguin_panic import PenguinPanic
 >>> game = PenguinPanic()
@@ -20,8 +21,8 @@ RULES = PenguinPanic()
 
 
 def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
-    """The entry's results: the end of the game first, then what the line did."""
-    said = ending(before, after)
+    """The entry's results: a game that goes on again first, then what the line did."""
+    said = ["bag refilled: the game goes on"] if RULES.over(before) and not RULES.over(after) else []
     line = lines[-1]
     if line.actor == TABLE:
         return (*said, f"round {after.rounds}: {after.line} in line, bag {after.bag}")
@@ -55,16 +56,6 @@ def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...
     else:
         said.append(f"{name} adds {line.args[0]} to the line")
     return tuple(said)
-
-
-def ending(before: State, after: State) -> list[str]:
-    """Game over (or on again, when a last full circle refills the bag)."""
-    outcome = RULES.outcome(after)
-    if outcome and not RULES.over(before):
-        return [f"game over: {outcome.winners[0]} wins!"]
-    if RULES.over(before) and not outcome:
-        return ["bag refilled: the game goes on"]
-    return []
 
 
 def chose_sixes(before: State) -> bool:

@@ -15,7 +15,7 @@ discarded since the last reshuffle), so that it can refuse a card nobody can hol
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, ClassVar, TypedDict
 
@@ -321,12 +321,6 @@ class QuickLemmings(Game[State]):
         if state.winner is None:
             return None
         return Outcome(Termination.ALL_ACROSS, (state.players[state.winner],))
-
-    def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
-        # Beside the rules, in a module of its own, loaded the first time a result is shown.
-        from companion.games.quick_lemmings_events import events
-
-        return events(before, after, lines)
 
     def details(self, state: State) -> Details:
         names = state.players

@@ -1,5 +1,6 @@
 """Quick Lemmings results in words: what one confirmed entry did, read from the change of
-state, most important first (the engine's :meth:`events`).
+state, most important first (the game kit's ``events``; :func:`companion.games.results`
+says the end of the game before them).
 
 >>> from companion.games.quick_lemmings import QuickLemmings
 >>> game = QuickLemmings()
@@ -18,15 +19,12 @@ from companion.games.quick_lemmings import TERRAINS, State, joins
 
 
 def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
-    """The entry's result: a win first, then what the line did."""
+    """The entry's result: what the line did."""
     line = lines[-1]
     name = line.actor
     seat = before.players.index(name)
     if line.verb == "finish":
-        home = after.finished[seat]
-        if after.winner is not None:
-            return (f"{name} wins: {'lemming' if home == 1 else f'all {home} lemmings'} home!",)
-        return (f"{name}'s lemming home: {home}/{after.lemmings}",)
+        return (f"{name}'s lemming home: {after.finished[seat]}/{after.lemmings}",)
     if line.verb == "refill":
         said = [f"{name} refills: {counted(after.hands[seat], 'card')}"]
         if after.discards < before.discards + int(line.args[0]):

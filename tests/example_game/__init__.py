@@ -10,4 +10,5 @@ from __future__ import annotations
 from companion.games import Kit
 
 #: Pig's one registration line's kit: where its rules and its screens live.
-KIT = Kit("pig", "tests.example_game.rules:Pig", screens="tests.example_game.screens:SCREENS")
+KIT = Kit("pig", "tests.example_game.rules:Pig", events="tests.example_game.rules:events",
+          screens="tests.example_game.screens:SCREENS")

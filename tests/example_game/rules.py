@@ -152,16 +152,6 @@ class Pig(Game[State]):
         return {"goal": state.goal, "scores": dict(zip(state.players, state.banked)),
                 "turn_points": state.points}
 
-    def events(self, before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
-        line = lines[-1]
-        if after.winner is not None:
-            return (f"{line.actor} wins with {after.banked[after.winner]}!",)
-        if line.verb == "hold":
-            return (f"{line.actor} banks {before.points}: {after.banked[before.turn]}",)
-        if after.turn != before.turn:
-            return (f"{line.actor} rolls a 1: loses {before.points}",)
-        return (f"{line.actor} rolls {line.args[0]}: {after.points} this turn",)
-
     # --- the one test of Pig's own rules ---
 
     @staticmethod
@@ -194,3 +184,15 @@ class Pig(Game[State]):
     @staticmethod
     def _pass(state: State) -> State:
         return replace(state, turn=(state.turn + 1) % len(state.players), points=0)
+
+
+def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...]:
+    """What an entry did, in a few words (the kit's ``events``; who won is said before them)."""
+    line = lines[-1]
+    if line.verb == "hold":
+        return (f"{line.actor} banks {before.points}: {after.banked[before.turn]}",)
+    if after.turn != before.turn:
+        return (f"{line.actor} rolls a 1: loses {before.points}",)
+    if after.winner is not None:
+        return (f"{line.actor} rolls {line.args[0]}: {after.banked[after.winner]}",)
+    return (f"{line.actor} rolls {line.args[0]}: {after.points} this turn",)
