@@ -319,10 +319,11 @@ def sequence_reached(base: pathlib.Path) -> int:
         return 0
 
 
-def connect(path: pathlib.Path | str, mode: str = "rw") -> sqlite3.Connection:
+def connect(path: pathlib.Path | str, mode: Literal["rw", "rwc"] = "rw") -> sqlite3.Connection:
     """A connection of the worker's, with a small page cache: a copy reads each page once,
     and the daemon's memory must not grow with the store (SQLite's default cache is 2 MB a
-    connection). To the store, ``mode=rw``: a store that has gone is not created afresh."""
+    connection). To the store, ``mode=rw``: a store that has gone is not created afresh;
+    ``rwc`` makes a new copy's file."""
     db = sqlite3.connect(f"{pathlib.Path(path).resolve().as_uri()}?mode={mode}", uri=True,
                          isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
     db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")

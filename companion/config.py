@@ -23,7 +23,7 @@ import shlex
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import Any, Literal, TypeVar, get_args
 
 from companion.exc import ConfigError, DisplayError, FileRefused
 from companion.games.base import RESERVED_NAMES
@@ -36,7 +36,10 @@ MOST_REMEMBERED = 12
 DEFAULT_BAUD = 115200
 MAX_PORTS = 2
 #: How a device roll of many dice is shown: in one picture, or a line at a time.
-ROLLS = ("at-once", "one-by-one")
+Rolls = Literal["at-once", "one-by-one"]
+ROLLS: tuple[Rolls, ...] = get_args(Rolls)
+#: One of a closed set of strings (:meth:`TableReader.choice`).
+C = TypeVar("C", bound=str)
 #: The longest time a timing key may give: a day, in seconds.
 MOST_SECONDS = 86_400
 
@@ -55,7 +58,7 @@ class ScreenConfig:
     dim_after: float = 60.0
     blank_after: float = 600.0
     shift: bool = True
-    rolls: str = "at-once"
+    rolls: Rolls = "at-once"
 
 
 @dataclass(frozen=True)
@@ -188,6 +191,11 @@ class TableReader:
             raise self.fail(key, f"must be one of {', '.join(choices)}, not {quoted(value)}")
         return value
 
+    def choice(self, key: str, default: C, choices: tuple[C, ...]) -> C:
+        """:meth:`text` for a closed set: the one of ``choices`` it is."""
+        value = self.text(key, default, choices)
+        return next(choice for choice in choices if choice == value)
+
     def pin(self, key: str) -> int | None:
         value = self.table.pop(key, None)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)
@@ -256,7 +264,7 @@ def parse(data: dict[str, Any], file: str) -> Config:
     inputs = read_inputs(top, {"buttons": buttons})
     screen = top.table_of("screen")
     screen_cfg = ScreenConfig(screen.seconds("dim_after", 60.0), screen.seconds("blank_after", 600.0),
-                              screen.flag("shift", True), screen.text("rolls", "at-once", ROLLS))
+                              screen.flag("shift", True), screen.choice("rolls", "at-once", ROLLS))
     screen.done()
     players = top.table_of("players")
     roster = players.table.pop("roster", list(DEFAULT_ROSTER))
@@ -401,7 +409,7 @@ def read_settings(path: pathlib.Path, config: Config) -> Config | None:
     merged = ScreenConfig(saved.seconds("dim_after", screen.dim_after),
                           saved.seconds("blank_after", screen.blank_after),
                           saved.flag("shift", screen.shift),
-                          saved.text("rolls", screen.rolls, ROLLS))
+                          saved.choice("rolls", screen.rolls, ROLLS))
     saved.done()
     remembered = remembered_names(top)
     top.done()

@@ -31,7 +31,7 @@ import time
 import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol
+from typing import Final, Literal, NamedTuple, Protocol
 
 from companion.backup import copies
 from companion.config import Config, load
@@ -42,7 +42,11 @@ from companion.smallfile import kind
 from companion.statedir import COMPANIONS, examine, locate, not_a_file, not_a_store
 from companion.store import Store
 
-OK, WARN, FAIL = "ok", "warn", "fail"
+#: A check's outcome: fine, worth a look, or the box will not work (``doctor`` exits 1).
+Status = Literal["ok", "warn", "fail"]
+OK: Final = "ok"
+WARN: Final = "warn"
+FAIL: Final = "fail"
 SERVICE = "companion"
 SERVICE_USER = "companion"
 CONFIG_TXT = ("/boot/firmware/config.txt", "/boot/config.txt")
@@ -119,9 +123,9 @@ def fix(name: str, **fields: object) -> str:
 
 @dataclass(frozen=True)
 class Finding:
-    """One check's outcome: ok, warn or fail, what was found, and how to fix it."""
+    """One check's outcome, what was found, and how to fix it."""
 
-    status: str
+    status: Status
     area: str
     found: str
     fix: str = ""

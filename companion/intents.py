@@ -7,10 +7,19 @@ Intent(kind='digit', value=4)
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal, get_args
 
-#: Meaning-level events, as EdgeTX turns raw keys into them.
-KINDS = frozenset({"up", "down", "left", "right", "select", "back", "context", "roll",
-                   "undo", "redo", "digit"})
+#: What a key may mean: each key of the build has one of these roles, and its short press is
+#: that intent (a long press may mean another: :mod:`companion.io.keylogic`).
+Role = Literal["up", "down", "left", "right", "select", "back", "context", "roll"]
+#: Meaning-level events, as EdgeTX turns raw keys into them: the keys' roles, and what only
+#: the encoder, a keyboard or a console sends.
+Kind = Literal[Role, "undo", "redo", "digit"]
+KINDS: frozenset[Kind] = frozenset(get_args(Kind))
+ROLES: tuple[Role, ...] = get_args(Role)
+#: The joystick's four ways (a cursor's moves on a board or a list).
+Arrow = Literal["up", "down", "left", "right"]
+ARROWS: tuple[Arrow, ...] = get_args(Arrow)
 
 
 @dataclass(frozen=True)
@@ -19,7 +28,7 @@ class Intent:
     that sent it when that is not a key (``encoder``), for the key test; equal intents from
     different sources mean the same."""
 
-    kind: str
+    kind: Kind
     value: int = 0
     source: str = field(default="", compare=False, repr=False)
 

@@ -26,7 +26,7 @@ from companion.config import Config, display_words, save_settings, with_settings
 from companion.daemon import Daemon, Stop
 from companion.exc import ConfigError, DisplayError, StateUnavailable
 from companion.games.base import IllegalLine, shown, whole_number
-from companion.intents import KINDS, Intent
+from companion.intents import KINDS, Intent, Kind, Role
 from companion.io import INPUTS
 from companion.io.base import Input, LostPin, reason
 from companion.io.display import NoDisplay, Output, TerminalDisplay, capture_device, luma_opener, pygame_device
@@ -150,7 +150,7 @@ def pin_factory_ready() -> bool:
     return True
 
 
-def report_lost(lost: list[LostPin], holds: dict[str, str], app: App) -> None:
+def report_lost(lost: list[LostPin], holds: dict[Role, Kind], app: App) -> None:
     """A page on the screen that names the pins that could not be opened (each input has
     logged its own) and the long presses that stand in for a lost select key."""
     if not lost:
@@ -177,7 +177,7 @@ def start_ports(config: Config, events: queue.Queue[object], stack: ExitStack) -
     return ports
 
 
-def press_pin(inputs: list[Input[Any]], role: str) -> bool:
+def press_pin(inputs: list[Input[Any]], role: Kind) -> bool:
     """Tap the emulator's mock pin for a role; False when the role has no pin.
 
     Runs on the keyboard thread and sleeps there, so keys typed quickly are tapped one after

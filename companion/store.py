@@ -27,7 +27,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from companion.clock import SYSTEM, Clock
 from companion.exc import NoSuchGame, Unreadable
@@ -113,7 +113,10 @@ NEXT_TOUCH = "(SELECT coalesce(max(touched), 0) + 1 FROM games)"
 TOUCH = f"touched = {NEXT_TOUCH}, updated = ?, updated_synced = ?"
 
 
-STATUSES = ("playing", "over", "abandoned")
+#: Where a stored game stands (``games.status``): going on, finished, or set aside for good
+#: (kept, not offered for resume).
+Status = Literal["playing", "over", "abandoned"]
+STATUSES: tuple[Status, ...] = get_args(Status)
 #: How an entry's lines came in (``entries.source``): the box's keys, a serial console's
 #: record line, a die reader's faces (the console protocol's ``dice`` and ``die``), or
 #: ``companion import``. Whether the device rolled is ``entries.rolled``. Entries stored
@@ -169,7 +172,7 @@ class GameRow:
     created: float
     updated: float
     head: int
-    status: str
+    status: Status
     winners: tuple[str, ...]
     touched: int  # the store-wide sequence number of its last change (0: not known)
     created_synced: bool  # whether the clock was synchronised when ``created`` was read
@@ -471,7 +474,7 @@ class Store:
             out[seq] = str(digest)
         return out
 
-    def set_status(self, gid: int, status: str) -> None:
+    def set_status(self, gid: int, status: Status) -> None:
         """Mark a game abandoned (or playing again)."""
         with self._write() as db:
             now = self.clock.stamp()
@@ -545,7 +548,7 @@ class Store:
             raise NoSuchGame(gid)
         return self._row(row)
 
-    def games(self, status: str | None = None, limit: int = 50) -> list[GameRow]:
+    def games(self, status: Status | None = None, limit: int = 50) -> list[GameRow]:
         """Games, most recently changed first (by sequence, whatever the clock said),
         optionally only those with ``status``."""
         sql = "SELECT * FROM games"

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from companion import ai
 from companion.ai.gleebs import CHECK_EVERY, Search, line_of
 from companion.games.base import Line
-from companion.games.gleebs_and_grues import PHASES, SQUARES, GleebsAndGrues, State
+from companion.games.gleebs_and_grues import PHASES, SQUARES, GleebsAndGrues, State, SummaryPhase
 
 GAME = GleebsAndGrues()
 CLOCK = time.process_time
@@ -35,7 +35,7 @@ CLOCK = time.process_time
 class Answer:
     """One timed answer, and what the Pi would take and reach for it."""
 
-    phase: str
+    phase: SummaryPhase
     seconds: float
     nodes: int
     depth: int

@@ -48,6 +48,7 @@ from companion.games.gleebs_and_grues import (
     GleebsAndGrues,
     Phase,
     State,
+    Step,
     controller,
     gleeb_moves,
     gleeb_step,
@@ -61,7 +62,7 @@ from companion.games.gleebs_and_grues import (
 
 #: A step: (verb, from, to); a placement is (PLACE, index of the piece in GLEEBS, square).
 Move = tuple[str, int, int]
-Node = tuple[Board, str, int]
+Node = tuple[Board, Step, int]
 
 WIN = 100_000
 WON = WIN - 1_000  # beyond this, a value is a proven end (a win or a loss in so many steps)
@@ -88,7 +89,7 @@ class Result:
     seconds: float
 
 
-def children(board: Board, step: str, mover: int) -> list[tuple[Move, Board, Phase]]:
+def children(board: Board, step: Step, mover: int) -> list[tuple[Move, Board, Phase]]:
     """Every legal step from a node, with the board and phase it leads to."""
     if step == PLACE:
         empty = [i for i, stack in enumerate(board) if not stack]
@@ -150,7 +151,7 @@ class Search:
         self.deadline = 0.0
         self.timed = False  # the clock is watched from the second iteration on
 
-    def best(self, board: Board, step: str, mover: int) -> Result:
+    def best(self, board: Board, step: Step, mover: int) -> Result:
         """The best move for ``mover``; the first iteration always finishes."""
         start = self.clock()
         self.deadline = start + self.seconds
@@ -197,7 +198,7 @@ class Search:
         assert best is not None
         return best
 
-    def _child(self, board: Board, step: str, seat: int, winner: int | None, mover: int,
+    def _child(self, board: Board, step: Step, seat: int, winner: int | None, mover: int,
                depth: int, alpha: int, beta: int, ply: int) -> int:
         """A child's value for ``mover``, the seat that made the step leading to it."""
         if step == OVER:
@@ -207,7 +208,7 @@ class Search:
             return self._search(board, step, seat, depth, alpha, beta, ply)
         return -self._search(board, step, seat, depth, -beta, -alpha, ply)
 
-    def _search(self, board: Board, step: str, mover: int, depth: int, alpha: int, beta: int,
+    def _search(self, board: Board, step: Step, mover: int, depth: int, alpha: int, beta: int,
                 ply: int) -> int:
         self.nodes += 1
         if self.timed and self.nodes % CHECK_EVERY == 0:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from enum import StrEnum
 from functools import cached_property
 from operator import attrgetter
-from typing import Any, ClassVar, Generic, TypedDict, TypeVar, dataclass_transform
+from typing import Any, ClassVar, Final, Generic, Literal, TypedDict, TypeVar, dataclass_transform
 
 # The rules' errors live with every other error; engines import them from here.
 from companion.exc import BadArguments as BadArguments
@@ -222,8 +222,11 @@ def expect_args(line: Line, count: int, form: str) -> None:
         raise BadArguments(f"write it as '{line.actor} {line.verb}{(' ' + form) if form else ''}'")
 
 
-#: Who may write a verb's lines.
-PLAYER, TABLE_ONLY, EITHER = "player", "table", "either"
+#: Who may write a verb's lines: a player, the table, or either.
+By = Literal["player", "table", "either"]
+PLAYER: Final = "player"
+TABLE_ONLY: Final = "table"
+EITHER: Final = "either"
 
 
 @valueclass
@@ -239,7 +242,7 @@ class Verb:
     """
 
     forms: tuple[str, ...] = ("",)
-    by: str = PLAYER
+    by: By = PLAYER
 
     @cached_property
     def counts(self) -> frozenset[int]:
@@ -349,13 +352,18 @@ class Form:
         return Line(self.actor, self.verb, self.prefix + words)
 
 
+#: How a board square is written in the record: ``cr``, as two numbers ``C R``; ``alg``, as
+#: ``a1`` (column letter, row number).
+Spelling = Literal["cr", "alg"]
+
+
 @valueclass
 class Grid:
     """Squares picked with a cursor on the board picture: a destination, or a stack and where
     it goes (``steps`` squares make one line).
 
     Columns and rows count from 1, rows bottom to top. ``spell`` says how a square is written
-    in the record: ``"cr"`` as two numbers ``C R``, ``"alg"`` as ``a1``. ``legal`` are the
+    in the record (:data:`Spelling`). ``legal`` are the
     lines the rules allow now: the screen marks their squares, and a square off that list
     is still sent to the rules, which refuse it with their reason ("costs 5, you have 3").
     The first square of a line of several has no line of its own to send: ``refusals`` are
@@ -369,7 +377,7 @@ class Grid:
     rows: int
     legal: tuple[Line, ...]
     steps: int = 1
-    spell: str = "cr"
+    spell: Spelling = "cr"
     prefix: tuple[str, ...] = ()
     start: tuple[int, int] = (1, 1)
     #: A few words about some squares, shown while the cursor is on one before it is

@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from enum import StrEnum
 from itertools import permutations
-from typing import Any, ClassVar, TypedDict
+from typing import Any, ClassVar, Final, Literal, TypedDict
 
 from companion.games.base import (
     RESERVED_NAMES,
@@ -69,16 +69,23 @@ Stack = tuple[str, ...]
 Board = tuple[Stack, ...]
 EMPTY_BOARD: Board = ((),) * (SIZE * SIZE)
 
-# Steps, named after the verb that answers them (plus the end).
-GRUES_STEP, PLACE, MOVE, GRUE_STEP, OVER = "grues", "place", "move", "grue", "over"
-WHAT: Mapping[str, str] = {
+#: The pending step, named after the verb that answers it (plus the end).
+Step = Literal["grues", "place", "move", "grue", "over"]
+GRUES_STEP: Final = "grues"
+PLACE: Final = "place"
+MOVE: Final = "move"
+GRUE_STEP: Final = "grue"
+OVER: Final = "over"
+#: The summary's phase (records.md).
+SummaryPhase = Literal["placement", "movement", "over"]
+WHAT: Mapping[Step, str] = {
     GRUES_STEP: "put the grues on the board",
     PLACE: "place a gleeb",
     MOVE: "move a gleeb",
     GRUE_STEP: "move a grue",
 }
 #: The summary's phase of each step: setting the grues belongs to the placement phase.
-PHASES: Mapping[str, str] = {GRUES_STEP: "placement", PLACE: "placement", MOVE: "movement",
+PHASES: Mapping[Step, SummaryPhase] = {GRUES_STEP: "placement", PLACE: "placement", MOVE: "movement",
                              GRUE_STEP: "movement", OVER: OVER}
 NAME = re.compile(r"[A-Za-z0-9_-]{1,12}")
 
@@ -227,7 +234,7 @@ def unplaced(board: Board, seat: int) -> tuple[str, ...]:
 Notes = tuple[tuple[tuple[int, int], str], ...]
 #: Where a game stands after a step: the pending step, its seat, and with ``over`` the
 #: winner (``None``: the grues win).
-Phase = tuple[str, int, int | None]
+Phase = tuple[Step, int, int | None]
 
 
 def moved(board: Board, a: int, b: int, landed: Stack) -> Board:
@@ -277,7 +284,7 @@ def end_of_turn(board: Board, mover: int) -> Phase:
     return MOVE, 1 - mover, None
 
 
-def settle(board: Board, step: str, mover: int) -> Phase:
+def settle(board: Board, step: Step, mover: int) -> Phase:
     """Skip steps that have no legal move (they write no line), ending turns as they go.
 
     This always stops: skipping changes nothing on the board, and a game that is not
@@ -321,7 +328,7 @@ class Termination(StrEnum):
 class Details(TypedDict):
     """The summary keys of records.md, then extra ones for the screens."""
 
-    phase: str
+    phase: SummaryPhase
     board: dict[str, list[str]]
     pinned: list[str]
     eaten: list[str]
@@ -352,7 +359,7 @@ class State:
     first: int  # seat that places first and moves first
     board: Board = EMPTY_BOARD
     eaten: tuple[str, ...] = ()
-    step: str = GRUES_STEP  # grues, place, move, grue, over
+    step: Step = GRUES_STEP
     mover: int = 0  # seat whose step is pending (unused while the table sets the grues)
     winner: int | None = None  # with step over: None means the grues win
 

@@ -28,7 +28,7 @@ import sys
 from collections.abc import Mapping
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Any, ClassVar, TypedDict
+from typing import Any, ClassVar, Literal, TypedDict
 
 from companion.games.base import (
     TABLE,
@@ -58,6 +58,9 @@ MEEPLES_PER_SQUARE = 2
 CORNERS = ((1, 1), (SIZE, SIZE), (1, SIZE), (SIZE, 1))
 
 Square = tuple[int, int]
+#: Where a round stands: the d20 to drop, leaves to place, the mover's d4 to roll, the
+#: mover's move, or the game over.
+Phase = Literal["drop", "leaf", "roll", "move", "over"]
 
 
 class Termination(StrEnum):
@@ -80,7 +83,7 @@ class Details(TypedDict):
     drop: int | None
     falling: int
     roll: int | None
-    phase: str
+    phase: Phase
 
 
 class LeafSummary(Summary, Details):
@@ -184,8 +187,7 @@ class State:
     out: tuple[int, ...] = ()
     #: Rounds begun (0 before the first ``drop``).
     round: int = 0
-    #: ``drop``, ``leaf``, ``roll``, ``move`` or ``over``.
-    phase: str = "drop"
+    phase: Phase = "drop"
     drop: int = 0  # this round's d20
     falling: int = 0  # leaf lines still to come this round
     leaves: tuple[Square, ...] = ()  # this round's leaves, in the air

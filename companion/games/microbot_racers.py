@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
-from typing import Any, ClassVar, TypedDict
+from typing import Any, ClassVar, Literal, TypedDict
 
 from companion.games.base import (
     EITHER,
@@ -39,7 +39,9 @@ from companion.games.frozen import replace
 
 EASY = ("move-1", "move-2", "move-3", "drift-left", "drift-right", "turn-left", "turn-right", "repair")
 HARD = EASY + ("jump-2", "jump-3")
-SIDES = {"easy": EASY, "hard": HARD}
+#: The action card's two sides (the ``side`` option), and the actions on each.
+Side = Literal["easy", "hard"]
+SIDES: Mapping[Side, tuple[str, ...]] = {"easy": EASY, "hard": HARD}
 PICK_ORDER = (0, 1, 1, 0, 0, 1)  # 0 = P1, 1 = P2
 FULL_HEALTH = 6
 #: The kind of each action on the card (:func:`kind`), looked up on every action line.
@@ -49,6 +51,14 @@ AFTER = frozenset(action for action in HARD if KIND[action] in ("jump", "drift")
 MOVE_LENGTH = {"move-1": 1, "move-2": 2, "move-3": 3}  # none may be longer than the health
 MOVING = ("move", "drift", "jump")  # kinds of action that travel (and so can hit things)
 DURING = ("hazard", "impact", "lap", "switch")  # lines that belong to the action in progress
+#: Where a turn stands: deciding P1, picking, doing the picks, the turn done, the race over.
+Phase = Literal["first", "pick", "do", "done", "over"]
+#: A pending roll: ``hazard`` or ``jump`` for the acting robot, ``puddle`` for the other one
+#: (a switch left it on a puddle); "" for none.
+Check = Literal["hazard", "jump", "puddle", ""]
+#: The last switch of the action in progress: ``open`` until the other robot logs its puddle
+#: for it, then ``logged``; "" with no switch in this action.
+Switch = Literal["open", "logged", ""]
 #: The handler of each verb outside an action in progress, by name.
 HANDLERS = {"roll": "_first_roll", "first": "_claim_first", "pick": "_pick", "pass": "_pick",
             "do": "_do"}
@@ -89,7 +99,7 @@ class Details(TypedDict):
     laps: dict[str, int]
     privilege: dict[str, bool]
     p1: str | None
-    phase: str
+    phase: Phase
     #: Each player's picked actions not yet carried out this turn.
     picked: dict[str, list[str]]
     laps_to_win: int
@@ -158,11 +168,12 @@ def parse_laps(value: str) -> int:
     return number(value, 1, 9, "laps")
 
 
-def parse_side(value: str) -> str:
+def parse_side(value: str) -> Side:
     """The ``side`` option: easy or hard."""
-    if value not in SIDES:
-        raise ValueError(f"side must be easy or hard, not {value!r}")
-    return value
+    for side in SIDES:
+        if value == side:
+            return side
+    raise ValueError(f"side must be easy or hard, not {value!r}")
 
 
 def fastest_move(answers: Sequence[Choice]) -> int:
@@ -204,11 +215,10 @@ class State:
 
     players: tuple[str, str]
     laps: int
-    side: str
+    side: Side
     robots: tuple[Robot, Robot] = (Robot(), Robot())
     turn: int = 1
-    #: ``first`` (deciding P1), ``pick``, ``do``, ``done`` (turn over), ``over``.
-    phase: str = "first"
+    phase: Phase = "first"
     p1: int | None = None
     rolled: bool = False  # a first-player roll was made this turn (so no privilege now)
     claims: tuple[int, ...] = ()
@@ -218,12 +228,8 @@ class State:
     action: str = ""
     halted: bool = False  # the action in progress was stopped by an impact or failed jump
     lapped: bool = False
-    #: A roll is pending: ``hazard`` or ``jump`` for the acting robot, ``puddle`` for the
-    #: other one (a switch left it on a puddle).
-    check: str = ""
-    #: The last switch of the action in progress: ``open`` until the other robot logs its
-    #: puddle for it, then ``logged``; "" with no switch in this action.
-    switch: str = ""
+    check: Check = ""
+    switch: Switch = ""
     winner: int | None = None  # seat; None with phase over is a draw
     #: Picks lost this turn, in the order they were lost: (seat, action, why).
     lost: tuple[tuple[int, str, Loss], ...] = ()
@@ -446,7 +452,7 @@ class MicrobotRacers(Game[State]):
     # --- helpers that read the state ---
 
     @staticmethod
-    def _needed(health: int, check: str) -> int:
+    def _needed(health: int, check: Check) -> int:
         """A roll must be below this to succeed."""
         return health - 1 if check == "jump" else health
 
@@ -704,7 +710,7 @@ class MicrobotRacers(Game[State]):
         return replace(state, robots=settled, to_act=to_act, phase=phase, lost=lost)
 
     @staticmethod
-    def _next_action(robots: tuple[Robot, Robot], to_act: int) -> tuple[tuple[Robot, Robot], int, str]:
+    def _next_action(robots: tuple[Robot, Robot], to_act: int) -> tuple[tuple[Robot, Robot], int, Phase]:
         """Who acts next in the do phase, ``to_act`` if it can: picks that can no longer be
         carried out are lost, a robot with no picks left is passed over, and with none left
         the turn is ``done``. The robots (changed only by lost picks, and then a new pair with

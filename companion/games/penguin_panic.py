@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from enum import StrEnum
-from typing import Any, ClassVar, TypedDict
+from typing import Any, ClassVar, Literal, TypedDict
 
 from companion.games.base import (
     RESERVED_NAMES,
@@ -74,6 +74,11 @@ SET_POINTS = {1: 1, 2: 3, 3: 6, 4: 10, 5: 15}
 NAME = re.compile(r"[A-Za-z0-9_-]{1,12}")
 
 
+#: Where a round stands: before the first line of the game, choosing abilities, bribing,
+#: the turns.
+Stage = Literal["draw", "ability", "bribe", "turns"]
+
+
 class Termination(StrEnum):
     """How a game of Penguin Panic ends: escapees are scored, and someone always wins."""
 
@@ -94,8 +99,8 @@ class Details(TypedDict):
     gone: int
     escaped: dict[str, dict[str, int]]
     scores: dict[str, int]
-    #: ``draw``, ``ability``, ``bribe``, ``turns`` or ``over``.
-    stage: str
+    #: The round's stage, ``over`` once the game is.
+    stage: Stage | Literal["over"]
     colours: list[str]
     #: What each ability space costs the player choosing now; ``None`` when taken.
     costs: list[int | None]
@@ -267,8 +272,7 @@ class State:
     spaces: tuple[int, ...]  # per seat, the ability space claimed this round; 0 = none
     bribes: tuple[tuple[int, ...], ...]  # per seat, circles bribed this round, in order
     rounds: int = 0  # `table line` lines so far
-    #: ``draw`` (before the first line), ``ability``, ``bribe``, ``turns``.
-    stage: str = "draw"
+    stage: Stage = "draw"
     bag: int = TOTAL - SEEDED
     line: int = 0
     board: int = SEEDED

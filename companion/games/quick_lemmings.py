@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any, ClassVar, TypedDict
+from typing import Any, ClassVar, Final, Literal, TypedDict, get_args
 
 from companion.games.base import (
     FIRST_SEAT,
@@ -41,9 +41,13 @@ from companion.games.base import (
 )
 from companion.games.frozen import replace
 
-TERRAINS = ("forest", "water", "mountain", "swamp", "desert")
-MEADOW = "meadow"
-TILE_KINDS = (*TERRAINS, MEADOW)  # as ``State.tiles`` counts them
+#: The terrains of the cards, the piles and the tiles, in the order of the per-terrain tuples.
+Terrain = Literal["forest", "water", "mountain", "swamp", "desert"]
+TERRAINS: tuple[Terrain, ...] = get_args(Terrain)
+MEADOW: Final = "meadow"
+#: What a tile may be: a terrain's own, or a meadow when that terrain's are gone.
+TileKind = Literal[Terrain, "meadow"]
+TILE_KINDS: tuple[TileKind, ...] = (*TERRAINS, MEADOW)  # as ``State.tiles`` counts them
 DEFAULT_DECK = "0,0,1,1,2,2,2,3,3,4,4"
 FULL_HAND = 6  # a refill draws up to this, and the last seat is dealt this many
 STARTER = 2  # the value of the card that starts each terrain pile
@@ -63,7 +67,7 @@ class Played(TypedDict):
     """The most recent turn's play, as the screens name it."""
 
     player: str
-    terrain: str
+    terrain: Terrain
     value: int
 
 
@@ -73,7 +77,7 @@ class Gain(TypedDict):
     value: int
     points: int
     new_pile: bool
-    tile: str | None
+    tile: TileKind | None
 
 
 class Details(TypedDict):
@@ -179,7 +183,7 @@ def possible(pile: tuple[int, ...], seen: tuple[int, ...], deck: tuple[int, ...]
 
 
 #: A card's gain: its value, the movement points, whether it starts a new pile, the tile laid.
-CardGain = tuple[int, int, bool, str | None]
+CardGain = tuple[int, int, bool, TileKind | None]
 
 
 # The prompt (the richest card of each terrain) and the summary (every card's gain) ask
@@ -237,7 +241,7 @@ class State:
     #: Pile cards discarded since the last reshuffle, per terrain, sorted: in sight.
     seen: tuple[tuple[int, ...], ...] = EMPTY_SEEN
     turn: int = 0  # seat whose turn it is
-    tile: str | None = None  # what the most recent play must lay
+    tile: TileKind | None = None  # what the most recent play must lay
     points: int = 0  # movement points of the most recent play
     #: The most recent turn's play (seat, terrain, value); None after a refill.
     played: tuple[int, int, int] | None = None

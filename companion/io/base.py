@@ -25,9 +25,9 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Generic, Literal, Protocol, TypeVar
 
-from companion.intents import Intent
+from companion.intents import Intent, Role
 
 if TYPE_CHECKING:
     import queue
@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 
 Settings = TypeVar("Settings")
 Opened = TypeVar("Opened", bound="Device")
+#: One of a closed set of strings (:meth:`Table.choice`: a key's role).
+C = TypeVar("C", bound=str)
 Clock = Callable[[], float]
 
 
@@ -47,7 +49,7 @@ class Edge:
     where it is wired (``GPIO17``), for the key test. The daemon's key logic
     (:mod:`companion.io.keylogic`) debounces edges and times long presses into intents."""
 
-    role: str
+    role: Role
     pressed: bool
     at: float
     source: str = field(default="", compare=False)
@@ -72,7 +74,7 @@ class Claim:
     name: str  # what it is for, in a few words: "up key", "encoder A", "tilt switch"
     key: str
     given_by: str = ""
-    role: str = ""
+    role: Role | Literal[""] = ""
 
     @property
     def owner(self) -> str:
@@ -89,7 +91,7 @@ class LostPin:
     pin: int
     name: str  # what it was for: "select key", "encoder", "tilt switch"
     reason: str
-    role: str = ""  # the key role it would have reported, if it is a key
+    role: Role | Literal[""] = ""  # the key role it would have reported, if it is a key
 
     def line(self) -> str:
         """For the log: ``GPIO4 (select key) cannot be opened: GPIO busy``."""
@@ -104,6 +106,7 @@ class Table(Protocol):
     def pin(self, key: str) -> int | None: ...
     def seconds(self, key: str, default: float, positive: bool = False) -> float: ...
     def text(self, key: str, default: str, choices: tuple[str, ...] = ()) -> str: ...
+    def choice(self, key: str, default: C, choices: tuple[C, ...]) -> C: ...
     def table_of(self, key: str) -> Table: ...
     def fail(self, key: str, problem: str) -> Exception: ...
     def done(self) -> None: ...
@@ -154,7 +157,7 @@ class Input(ABC, Generic[Settings]):
         self.factory = factory
         self.clock = clock
         self.lost: list[LostPin] = []
-        self.keys: set[str] = set()  # the roles of its keys that opened (they can be held)
+        self.keys: set[Role] = set()  # the roles of its keys that opened (they can be held)
         self.devices: list[Device] = []
         self.open()
 
@@ -171,7 +174,7 @@ class Input(ABC, Generic[Settings]):
         """Put an event on the daemon's queue: the one thing a callback does."""
         self.events.put(event)
 
-    def device(self, make: Callable[[], Opened], pin: int, name: str, role: str = "",
+    def device(self, make: Callable[[], Opened], pin: int, name: str, role: Role | Literal[""] = "",
                detail: str = "") -> Opened | None:
         """``make()`` a gpiozero device, kept for :meth:`close`. A pin that cannot be opened
         (busy, missing) is logged and listed in :attr:`lost`, and None comes back; a pin
@@ -195,7 +198,7 @@ class Input(ABC, Generic[Settings]):
             self.keys.add(role)
         return made
 
-    def key(self, pin: int, role: str, name: str = "", where: str = "") -> DigitalInputDevice | None:
+    def key(self, pin: int, role: Role, name: str = "", where: str = "") -> DigitalInputDevice | None:
         """A switch between ``pin`` and ground that reports its edges as the key ``role``;
         ``where`` names it for the key test (``GPIO17`` unless given)."""
         button = self.device(lambda: key_device(pin, self.factory), pin, name or f"{role} key", role)

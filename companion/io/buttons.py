@@ -10,12 +10,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from companion.intents import ROLES, Role
 from companion.io.base import Claim, Input, Table
 
-#: The roles a key may have (each one an intent's kind).
-ROLES = ("up", "down", "left", "right", "select", "back", "context", "roll")
 #: BCM pins per build (hardware/README.md has the wiring).
-PRESETS: dict[str, dict[str, int]] = {
+PRESETS: dict[str, dict[Role, int]] = {
     "adafruit-bonnet": {"up": 17, "down": 22, "left": 27, "right": 23, "select": 4,
                         "roll": 5, "back": 6},
     "waveshare-oled-hat": {"up": 6, "down": 19, "left": 5, "right": 26, "select": 13,
@@ -24,11 +23,11 @@ PRESETS: dict[str, dict[str, int]] = {
     "custom": {},
 }
 #: The terminal emulator's virtual pins: every role, on mock pins only.
-EMULATOR_PINS = {"up": 5, "down": 6, "left": 12, "right": 13, "select": 16, "back": 19,
+EMULATOR_PINS: dict[Role, int] = {"up": 5, "down": 6, "left": 12, "right": 13, "select": 16, "back": 19,
                  "context": 20, "roll": 21}
 
 
-def pins_for(preset: str, custom: Mapping[str, int]) -> dict[str, int]:
+def pins_for(preset: str, custom: Mapping[Role, int]) -> dict[Role, int]:
     """The preset's pins with the configured ones laid over them."""
     pins = dict(PRESETS[preset])
     pins.update(custom)
@@ -40,9 +39,9 @@ class KeySettings:
     """``[buttons]``: a preset, and ``pins`` (by role) that replace or add single keys."""
 
     preset: str = "minimal"
-    pins: Mapping[str, int] = field(default_factory=dict)
+    pins: Mapping[Role, int] = field(default_factory=dict)
 
-    def roles(self) -> dict[str, int]:
+    def roles(self) -> dict[Role, int]:
         """Each role's pin."""
         return pins_for(self.preset, self.pins)
 

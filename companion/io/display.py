@@ -17,7 +17,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, NoReturn, Protocol, TextIO
+from typing import Any, Literal, NoReturn, Protocol, TextIO
 
 from PIL import Image
 
@@ -27,6 +27,8 @@ from companion.exc import DisplayError
 log = logging.getLogger(__name__)
 
 BRIGHT, DIM = 0xCF, 0x08
+#: How the panel shows: in full, dimmed after a while idle, or blank (hidden) after longer.
+Level = Literal["bright", "dim", "blank"]
 RETRY_FIRST, RETRY_LONGEST = 1.0, 30.0  # seconds between attempts to reopen a lost display
 #: Burn-in care: the picture moves through these offsets, one step per period. Up and left,
 #: so that what leaves the glass is the first row and column, which no screen writes in
@@ -352,7 +354,7 @@ class Output:
         self.clock = clock
         self.device: Device | None = None
         self.last: bytes | None = None
-        self.level = "bright"
+        self.level: Level = "bright"
         self.frames_sent = 0
         self.retry_at: float | None = None
         self.pause = RETRY_FIRST
@@ -384,8 +386,7 @@ class Output:
             self.retry_at, self.pause = None, RETRY_FIRST
         return True
 
-    def set_level(self, level: str) -> None:
-        """``bright``, ``dim`` or ``blank``."""
+    def set_level(self, level: Level) -> None:
         if level == self.level:
             return
         previous, self.level = self.level, level
@@ -396,7 +397,7 @@ class Output:
         except Exception as err:
             self._lost(err)
 
-    def _apply_level(self, previous: str) -> None:
+    def _apply_level(self, previous: Level) -> None:
         assert self.device is not None
         if self.level == "blank":
             self.device.hide()

@@ -17,12 +17,12 @@ import threading
 import tty
 from collections.abc import Callable
 
-from companion.intents import Intent
+from companion.intents import Intent, Kind
 
 TAP = 0.08  # long enough to pass the debounce filter, short of a long press
 ESCAPE_WAIT = 0.05  # an Esc alone versus the start of an arrow key's sequence
 
-KEYS: dict[bytes, str] = {
+KEYS: dict[bytes, Kind] = {
     b"\x1b[A": "up", b"\x1b[B": "down", b"\x1b[C": "right", b"\x1b[D": "left",
     b"\x1bOA": "up", b"\x1bOB": "down", b"\x1bOC": "right", b"\x1bOD": "left",
     b"\r": "select", b"\n": "select", b" ": "select",
@@ -45,7 +45,7 @@ class Keyboard:
     """
 
     def __init__(self, fd: int, events: queue.Queue[object],
-                 press: Callable[[str], bool]) -> None:
+                 press: Callable[[Kind], bool]) -> None:
         self.fd = fd
         self.events = events
         self.press = press

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from companion.intents import Intent
+from companion.intents import Intent, Kind, Role
 from companion.io.base import Edge
 
 #: What a long press of a role means; such a role's short press acts on its release.
-HOLDS = {"select": "context"}
+HOLDS: dict[Role, Kind] = {"select": "context"}
 #: A box whose select key cannot be opened still plays: a long press of the first of these
 #: keys it has acts as select (its short press keeps its own meaning), and where there is
 #: no context key either, a long press of the first other key opens the context menu.
-SELECT_STAND_INS = ("right", "down", "roll", "up", "left", "back", "context")
-CONTEXT_STAND_INS = ("left", "up", "back", "roll", "down", "right")
+SELECT_STAND_INS: tuple[Role, ...] = ("right", "down", "roll", "up", "left", "back", "context")
+CONTEXT_STAND_INS: tuple[Role, ...] = ("left", "up", "back", "roll", "down", "right")
 
 
 @dataclass
@@ -45,8 +45,8 @@ class KeyLogic:
 
     debounce: float = 0.02
     long_press: float = 0.6
-    keys: dict[str, _Key] = field(default_factory=dict)
-    holds: dict[str, str] = field(default_factory=lambda: dict(HOLDS))
+    keys: dict[Role, _Key] = field(default_factory=dict)
+    holds: dict[Role, Kind] = field(default_factory=lambda: dict(HOLDS))
 
     def feed(self, edge: Edge) -> None:
         """A raw edge; it counts only once it has held for the debounce time."""
@@ -75,7 +75,7 @@ class KeyLogic:
                 out.append(Intent(self.holds[role]))
         return out
 
-    def _settled(self, role: str, key: _Key, at: float) -> list[Intent]:
+    def _settled(self, role: Role, key: _Key, at: float) -> list[Intent]:
         if role not in self.holds:
             return [Intent(role)] if key.stable else []
         if key.stable:
@@ -85,7 +85,7 @@ class KeyLogic:
         return [] if held else [Intent(role)]
 
 
-def stand_ins(roles: set[str]) -> dict[str, str]:
+def stand_ins(roles: set[Role]) -> dict[Role, Kind]:
     """What a long press of each key means, given the roles that still have a key.
 
     >>> stand_ins({"up", "down", "select"})
@@ -95,7 +95,7 @@ def stand_ins(roles: set[str]) -> dict[str, str]:
     """
     if "select" in roles:
         return dict(HOLDS)
-    holds: dict[str, str] = {}
+    holds: dict[Role, Kind] = {}
     select = next((role for role in SELECT_STAND_INS if role in roles), None)
     if select is None:
         return holds
@@ -107,7 +107,7 @@ def stand_ins(roles: set[str]) -> dict[str, str]:
     return holds
 
 
-def hold_hint(holds: dict[str, str]) -> str:
+def hold_hint(holds: dict[Role, Kind]) -> str:
     """How to play without a select key, in words (``""`` when select works)."""
     if "select" in holds:
         return ""

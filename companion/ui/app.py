@@ -18,7 +18,7 @@ from typing import Any
 from PIL import Image, ImageDraw
 
 from companion.clock import UNSURE_MARK
-from companion.config import ROLLS, Config, remembered_after
+from companion.config import ROLLS, C, Config, remembered_after
 from companion.dice import FAIR
 from companion.exc import RecordError, Unreadable, UnreadableRecord
 from companion.games import GAMES
@@ -418,7 +418,7 @@ class App:
         self.push(menu)
 
 
-def next_of(choices: tuple[str, ...], now: str) -> str:
+def next_of(choices: tuple[C, ...], now: C) -> C:
     """The setting after ``now``, round to the first.
 
     >>> next_of(("at-once", "one-by-one"), "one-by-one")

@@ -25,7 +25,7 @@ from typing import Generic
 from PIL import ImageDraw
 
 from companion.games.base import Grid, Line
-from companion.intents import Intent
+from companion.intents import Arrow, Intent
 from companion.ui.draw import BLACK, HEIGHT, WHITE, WIDTH, Area, cover, length, notice, notice_top, report, text, wrap
 from companion.ui.figures import SummaryT
 from companion.ui.widgets import Host, Screen
@@ -175,7 +175,7 @@ class BoardScreen(Screen, Generic[SummaryT]):
         marked = self.grid.marked(self.picked)
         return next(iter(marked)) if len(marked) == 1 else None
 
-    def moved(self, square: Square, kind: str) -> Square:
+    def moved(self, square: Square, kind: Arrow) -> Square:
         """Where a press of ``kind`` takes the cursor from ``square``."""
         cols, rows = self.grid.cols, self.grid.rows
         col, row = square

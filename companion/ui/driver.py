@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from companion.exc import DriverError
 from companion.games.base import Choice, Field, Form, Grid, Line, Roll, Summary
-from companion.intents import Intent
+from companion.intents import ARROWS, Arrow, Intent, Kind
 from companion.record import Header
 from companion.ui.app import App
 from companion.ui.board import BoardScreen
@@ -192,7 +192,7 @@ class Driver:
                 return index, answer
         raise DriverError(f"the play screen offers no way to enter {line}")
 
-    def _walk(self, forward: str, back: str, distance: int, span: int) -> None:
+    def _walk(self, forward: Kind, back: Kind, distance: int, span: int) -> None:
         """Go ``distance`` steps forward round a ring of ``span``, the shorter way, and select."""
         distance %= span
         kind, times = (forward, distance) if distance <= span - distance else (back, span - distance)
@@ -234,15 +234,15 @@ class Driver:
             self.press(Intent("select"))
 
 
-def _path(board: BoardScreen[Summary], target: tuple[int, int]) -> list[str]:
+def _path(board: BoardScreen[Summary], target: tuple[int, int]) -> list[Arrow]:
     """The fewest joystick moves that bring the board's cursor to ``target`` (breadth
     first over the board's own moves, so it follows however the cursor wraps)."""
-    paths: dict[tuple[int, int], list[str]] = {board.cursor: []}
+    paths: dict[tuple[int, int], list[Arrow]] = {board.cursor: []}
     frontier = [board.cursor]
     while target not in paths:
         nxt = []
         for square in frontier:
-            for kind in ("up", "down", "left", "right"):
+            for kind in ARROWS:
                 there = board.moved(square, kind)
                 if there not in paths:
                     paths[there] = [*paths[square], kind]
@@ -258,17 +258,17 @@ def _value(field: Field, word: str) -> int:
     return field.low + field.names.index(word) if field.names else int(word)
 
 
-def _keys_to(cursor: Cursor, key: str) -> list[str]:
+def _keys_to(cursor: Cursor, key: str) -> list[Kind]:
     """The fewest up, down and select presses (the 3-button build's keys) that bring the
     name editor's cursor onto ``key``, breadth first over the editor's own moves."""
-    paths: dict[Cursor, list[str]] = {cursor: []}
+    paths: dict[Cursor, list[Kind]] = {cursor: []}
     frontier = [cursor]
     while frontier:
         nxt = []
         for at in frontier:
             if at.picking and at.key == key:
                 return paths[at]
-            for kind in ("up", "down", "select"):
+            for kind in EDITOR_KEYS:
                 there = moved(at, kind)
                 if there is not None and there not in paths:
                     paths[there] = [*paths[at], kind]
@@ -277,6 +277,8 @@ def _keys_to(cursor: Cursor, key: str) -> list[str]:
     raise DriverError(f"the name editor has no key {key!r}")
 
 
+#: The 3-button build's keys, which type any name on the editor.
+EDITOR_KEYS: tuple[Kind, ...] = ("up", "down", "select")
 #: Presses of one line of the set-up list, at most, to bring it to a value (a line that
 #: turns from one value to the next on each press).
 MOST_TURNS = 10

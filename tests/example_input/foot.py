@@ -16,14 +16,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
+from companion.intents import ROLES, Role
 from companion.io.base import Claim, Input, Table
-from companion.io.buttons import ROLES
 
 
 @dataclass(frozen=True)
 class FootSettings:
     pin: int
-    role: str = "roll"
+    role: Role = "roll"
 
 
 class FootSwitch(Input[FootSettings]):
@@ -34,7 +34,7 @@ class FootSwitch(Input[FootSettings]):
 
     @classmethod
     def read(cls, table: Table) -> FootSettings | None:
-        pin, role = table.pin("pin"), table.text("role", "roll", ROLES)
+        pin, role = table.pin("pin"), table.choice("role", "roll", ROLES)
         return None if pin is None else FootSettings(pin, role)
 
     @classmethod
