@@ -115,7 +115,7 @@ def read_record(name: str, read: Callable[[BinaryIO], T]) -> tuple[T | None, int
 # --- the store from the command line ---
 
 
-def open_store(args: argparse.Namespace) -> Any:
+def reading_store(args: argparse.Namespace) -> Any:
     from companion.config import load
     from companion.statedir import check_files, check_readable, locate, reader
     from companion.store import Store
@@ -150,7 +150,7 @@ def cmd_games(args: argparse.Namespace) -> int:
     from companion.ui.app import title_of, when
 
     limit = whole("--limit", args.limit, 1, MOST_LISTED, "the number of games to list")
-    store = open_store(args)
+    store = reading_store(args)
     rows, unreadable = readable_games(store, limit)
     dates = [when(row.updated, row.updated_synced, f" {UNSURE_WORDS}") for row in rows]
     width = max(map(len, dates), default=0)
@@ -195,7 +195,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     """
     from companion.export import export
 
-    store = open_store(args)
+    store = reading_store(args)
     if args.bgstats or args.bgsplay:
         return export_plays(args, store)
     if len(args.game) > 1:
@@ -305,7 +305,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from companion.stats import as_json, as_text, dice, players
     from companion.ui.app import when
 
-    store = open_store(args)
+    store = reading_store(args)
     records, tallies = players(store), dice(store)
     if args.json:
         print(json.dumps(as_json(records, tallies)))
@@ -329,9 +329,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     """Check everything between a fresh Pi and a working box; 1 when a check fails."""
-    from companion.doctor import FAIL, Host, diagnose, report
+    from companion.doctor import FAIL, Machine, diagnose, report
 
-    findings = diagnose(Host(), config_path(args.config), args.state)
+    findings = diagnose(Machine(), config_path(args.config), args.state)
     sys.stdout.write(report(findings))
     return 1 if any(finding.status == FAIL for finding in findings) else 0
 

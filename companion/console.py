@@ -75,7 +75,7 @@ class Waiting:
     faces: tuple[int, ...]
 
 
-def decode(data: bytes) -> str:
+def line_text(data: bytes) -> str:
     """A line's text: UTF-8, backspaces applied, no other control characters."""
     try:
         raw = data.decode("utf-8")
@@ -205,7 +205,7 @@ class Console:
         if overflow:
             return Reply("error: line too long; ignored")
         try:
-            tokens = words(decode(data).split("#", 1)[0])
+            tokens = words(line_text(data).split("#", 1)[0])
         except ConsoleRefused as err:
             return Reply(f"error: {err}")
         if echoed(tokens, self.front.session, port in self.new_games):

@@ -4,7 +4,7 @@ Each line says ``ok``, ``warn`` or ``fail``, what was found, and for anything no
 fix, a command or a configuration line. The doctor never changes the system: it reads files,
 asks the kernel (GPIO line info, an I2C read at an address) and asks ``systemctl``.
 
-Every probe goes through a :class:`Host`, so the tests run each check against a fake root
+Every probe goes through a :class:`Machine`, so the tests run each check against a fake root
 (a temporary directory with ``dev/``, ``proc/``, ``etc/`` and ``boot/``), a fake SMBus, a
 fake GPIO line-info source and a fake ``systemctl``.
 
@@ -38,7 +38,7 @@ from companion.config import Config, load
 from companion.exc import ConfigError, DisplayError
 from companion.io.base import Claim
 from companion.io.pins import claims_of, clashes, display_claims
-from companion.smallfile import kind
+from companion.smallfile import file_kind
 from companion.statedir import COMPANIONS, examine, locate, not_a_file, not_a_store
 from companion.store import Store
 
@@ -201,7 +201,7 @@ def open_smbus(port: int) -> Bus:
     return SMBus(port)
 
 
-def run_command(argv: Sequence[str]) -> tuple[int, str]:
+def run_read_only(argv: Sequence[str]) -> tuple[int, str]:
     """Run a read-only command; its exit status and output (127 when it is not there)."""
     try:
         done = subprocess.run(list(argv), capture_output=True, text=True, timeout=20, check=False)
@@ -219,11 +219,11 @@ def node_of(path: str) -> Node | None:
 
 
 @dataclass
-class Host:
+class Machine:
     """The machine as the doctor sees it: a root directory and the probes."""
 
     root: pathlib.Path = pathlib.Path("/")
-    run: Callable[[Sequence[str]], tuple[int, str]] = run_command
+    run: Callable[[Sequence[str]], tuple[int, str]] = run_read_only
     smbus: Callable[[int], Bus] = open_smbus
     lines: LineSource = field(default_factory=KernelLines)
     node: Callable[[str], Node | None] = node_of  # given a path under root
@@ -296,10 +296,10 @@ def display_of(flags: str) -> Display:
 # --- the Pi's boot configuration ---
 
 
-def config_txt(host: Host) -> tuple[str, list[str]]:
+def config_txt(machine: Machine) -> tuple[str, list[str]]:
     """The boot configuration file used and its setting lines (comments dropped)."""
     for path in CONFIG_TXT:
-        text = host.read(path)
+        text = machine.read(path)
         if text is not None:
             lines = [line.split("#", 1)[0].strip() for line in text.splitlines()]
             return path, [line for line in lines if line]
@@ -372,16 +372,16 @@ def claimed(lines: Sequence[str]) -> dict[int, str]:
 
 
 class Doctor:
-    """Runs every check against one host; :meth:`findings` yields them in order."""
+    """Runs every check against one machine; :meth:`findings` yields them in order."""
 
-    def __init__(self, host: Host, config_file: str | None, state: str | None) -> None:
-        self.host = host
+    def __init__(self, machine: Machine, config_file: str | None, state: str | None) -> None:
+        self.machine = machine
         self.config_file = config_file
         self.state = state
         self.config = Config()
         self.display: Display | None = None
         self.display_pins: list[Claim] = []
-        self.boot_file, self.boot = config_txt(host)
+        self.boot_file, self.boot = config_txt(machine)
         self.chip: str | None = None
         self._service: dict[str, str] | None = None
 
@@ -446,10 +446,10 @@ class Doctor:
         else:
             yield Finding(OK, "display", "the i2c-dev module is loaded")
         yield from self.check_i2c_speed(display.i2c_port)
-        if not self.host.exists(device):
+        if not self.machine.exists(device):
             # The header's bus is 1 on every Pi since the first; others (a Pi 4's i2c-20 and
             # i2c-21) are HDMI's, never the panel's.
-            if display.i2c_port != HEADER_BUS and self.host.exists(f"/dev/i2c-{HEADER_BUS}"):
+            if display.i2c_port != HEADER_BUS and self.machine.exists(f"/dev/i2c-{HEADER_BUS}"):
                 yield Finding(FAIL, "display", f"no {device}; the header's bus is "
                               f"/dev/i2c-{HEADER_BUS}", fix("i2c-port", port=HEADER_BUS))
             else:
@@ -461,7 +461,7 @@ class Doctor:
     def check_i2c_address(self, display: Display) -> Iterator[Finding]:
         wanted = f"0x{display.i2c_address:02X}"
         try:
-            bus = self.host.smbus(display.i2c_port)
+            bus = self.machine.smbus(display.i2c_port)
         except OSError as err:
             yield Finding(WARN, "display", f"cannot open /dev/i2c-{display.i2c_port} to look for "
                           f"the panel ({err.strerror})", fix("sudo"))
@@ -487,7 +487,7 @@ class Doctor:
         hz = int(rate) if rate and rate.isdigit() else I2C_DEFAULT_HZ
         # The clock the running kernel uses (big-endian u32 in the device tree): config.txt
         # only counts from the next boot.
-        live = self.host.read_bytes(f"/sys/class/i2c-adapter/i2c-{port}/of_node/clock-frequency")
+        live = self.machine.read_bytes(f"/sys/class/i2c-adapter/i2c-{port}/of_node/clock-frequency")
         now = int.from_bytes(live[:4], "big") if live and len(live) >= 4 else hz
         if now != hz:
             yield Finding(WARN, "display", f"I2C clock {now // 1000} kHz now; {self.boot_file} "
@@ -500,16 +500,16 @@ class Doctor:
 
     def check_spi(self, display: Display) -> Iterator[Finding]:
         device = f"/dev/spidev{display.spi_port}.{display.spi_device}"
-        if self.host.exists(device):
+        if self.machine.exists(device):
             yield Finding(OK, "display", f"{device} is there")
         else:
             yield Finding(FAIL, "display", f"no {device}: SPI is not enabled", fix("spi-on"))
 
     def module_loaded(self, name: str) -> bool:
         """A kernel module loaded (``/proc/modules``) or built in (``/sys/module``)."""
-        modules = self.host.read("/proc/modules") or ""
+        modules = self.machine.read("/proc/modules") or ""
         return any(line.split(" ", 1)[0] == name for line in modules.splitlines()) \
-            or self.host.exists(f"/sys/module/{name}")
+            or self.machine.exists(f"/sys/module/{name}")
 
     # --- the keys ---
 
@@ -537,10 +537,10 @@ class Doctor:
 
     def gpio_chip(self) -> str | None:
         """The header's chip: the one whose label is a pin controller, else gpiochip0."""
-        chips = [name for name in self.host.listdir("/dev") if re.fullmatch(r"gpiochip\d+", name)]
+        chips = [name for name in self.machine.listdir("/dev") if re.fullmatch(r"gpiochip\d+", name)]
         for name in sorted(chips, key=lambda n: int(n[8:])):
             try:
-                if self.host.lines.label(self.host.at(f"/dev/{name}")).startswith("pinctrl-"):
+                if self.machine.lines.label(self.machine.at(f"/dev/{name}")).startswith("pinctrl-"):
                     return f"/dev/{name}"
             except OSError:
                 continue
@@ -549,7 +549,7 @@ class Doctor:
     def line_state(self, name: str, pin: int) -> Finding:
         assert self.chip is not None
         try:
-            holder = self.host.lines.consumer(self.host.at(self.chip), pin)
+            holder = self.machine.lines.consumer(self.machine.at(self.chip), pin)
         except OSError as err:
             return Finding(WARN, "keys", f"{name}: cannot read {self.chip} ({err.strerror})",
                            fix("sudo"))
@@ -563,17 +563,17 @@ class Doctor:
     # --- permissions ---
 
     def check_permissions(self) -> Iterator[Finding]:
-        user = passwd(self.host).get(SERVICE_USER)
+        user = passwd(self.machine).get(SERVICE_USER)
         if user is None:
             yield Finding(WARN, "access", f"no user {SERVICE_USER}: the service is not installed",
                           fix("install"))
             return
         uid, gid = user
-        groups = group_file(self.host)
+        groups = group_file(self.machine)
         member = {g for g, (_, members) in groups.items() if SERVICE_USER in members} | {gid}
         names = {g: name for g, (name, _) in groups.items()}
         for device, group in self.devices():
-            node = self.host.node(self.host.at(device))
+            node = self.machine.node(self.machine.at(device))
             if node is None or not stat.S_ISCHR(node.mode):  # its own check says what it is
                 continue
             owner = f"{names.get(node.gid, node.gid)} {node.mode & 0o777:04o}"
@@ -595,7 +595,7 @@ class Doctor:
             found.append((f"/dev/i2c-{self.display.i2c_port}", "i2c"))
         elif self.display is not None and self.display.interface == "spi":
             found.append((f"/dev/spidev{self.display.spi_port}.{self.display.spi_device}", "spi"))
-        found += [(self.host.resolve(port.path), "dialout") for port in self.config.serial
+        found += [(self.machine.resolve(port.path), "dialout") for port in self.config.serial
                   if "://" not in port.path]
         return found
 
@@ -609,8 +609,8 @@ class Doctor:
             if "://" in port.path:
                 yield Finding(OK, area, f"{port.path} is a pyserial URL, not a device")
                 continue
-            device = self.host.resolve(port.path)
-            if not self.host.exists(device):
+            device = self.machine.resolve(port.path)
+            if not self.machine.exists(device):
                 yield Finding(FAIL, area, f"{port.path} is not there", fix("serial-missing"))
                 continue
             problem = self.not_a_device(port.path, device)
@@ -619,7 +619,7 @@ class Doctor:
                 continue
             yield self.by_id(area, port.path, device)
             yield self.holders(area, device)
-        if self.host.exists("/usr/sbin/ModemManager"):
+        if self.machine.exists("/usr/sbin/ModemManager"):
             yield Finding(WARN, "serial", "ModemManager is installed: it probes new serial "
                           "devices and can grab a die reader", fix("modemmanager"))
         else:
@@ -628,20 +628,20 @@ class Doctor:
     def not_a_device(self, path: str, device: str) -> str:
         """Why a serial port's path (leading to ``device``) is not a device, in words after
         the path ("" when it is one): a directory, a regular file, a symbolic link loop."""
-        node = self.host.node(self.host.at(device))
+        node = self.machine.node(self.machine.at(device))
         if node is None:  # it is there, but cannot be followed to anything
             try:
-                os.stat(self.host.at(path))
+                os.stat(self.machine.at(path))
             except OSError as err:
                 return f"cannot be opened: {err.strerror}"
             return "cannot be opened"
-        return "" if stat.S_ISCHR(node.mode) else f"is {kind(node.mode)}, not a serial device"
+        return "" if stat.S_ISCHR(node.mode) else f"is {file_kind(node.mode)}, not a serial device"
 
     def by_id(self, area: str, path: str, device: str) -> Finding:
         if path.startswith("/dev/serial/by-id/"):
             return Finding(OK, area, f"{path} is there ({device})")
-        links = [f"/dev/serial/by-id/{name}" for name in self.host.listdir("/dev/serial/by-id")]
-        stable = [link for link in links if self.host.resolve(link) == device]
+        links = [f"/dev/serial/by-id/{name}" for name in self.machine.listdir("/dev/serial/by-id")]
+        stable = [link for link in links if self.machine.resolve(link) == device]
         if stable:
             return Finding(WARN, area, f"{path} is there, but its name can change when "
                            "devices are replugged", fix("serial-by-id", link=stable[0]))
@@ -649,33 +649,33 @@ class Doctor:
 
     def holders(self, area: str, device: str) -> Finding:
         hidden = False
-        for pid in self.host.listdir("/proc"):
+        for pid in self.machine.listdir("/proc"):
             if not pid.isdigit():
                 continue
             try:
-                fds = os.listdir(self.host.at(f"/proc/{pid}/fd"))
+                fds = os.listdir(self.machine.at(f"/proc/{pid}/fd"))
             except OSError:
                 hidden = True
                 continue
             for fd in fds:
                 try:
-                    target = os.readlink(self.host.at(f"/proc/{pid}/fd/{fd}"))
+                    target = os.readlink(self.machine.at(f"/proc/{pid}/fd/{fd}"))
                 except OSError:
                     continue
                 if target == device:
-                    process = (self.host.read(f"/proc/{pid}/comm") or "?").strip()
+                    process = (self.machine.read(f"/proc/{pid}/comm") or "?").strip()
                     if process == SERVICE or process.startswith("companion"):
                         return Finding(OK, area, f"open in the companion (pid {pid})")
                     return Finding(FAIL, area, f"{device} is open in {process} (pid {pid})",
                                    fix("serial-busy", process=process, pid=pid))
-        seen = " (of the processes this user can see)" if hidden and self.host.euid else ""
+        seen = " (of the processes this user can see)" if hidden and self.machine.euid else ""
         return Finding(OK, area, f"no other process has it open{seen}")
 
     # --- the state directory and its convenience files ---
 
     def state_directory(self) -> str:
         """The state directory the store's lines look in (statedir.locate decides it)."""
-        return str(locate(self.state, self.config.store, reading=True, root=self.host.root).directory)
+        return str(locate(self.state, self.config.store, reading=True, root=self.machine.root).directory)
 
     def check_state(self) -> Iterator[Finding]:
         """What ``run`` checks before it makes the state directory (the same code, which
@@ -689,13 +689,13 @@ class Doctor:
         from companion.phone import STATE_FILE, read_choice
 
         directory = self.state_directory()
-        real = pathlib.Path(self.host.at(directory))
+        real = pathlib.Path(self.machine.at(directory))
         unusable = examine(real)
         if unusable is not None and (self.state is not None or unusable.error.errno != errno.EACCES):
             said = str(unusable.raised()).replace(str(real), directory)
             yield Finding(FAIL, "state", said, fix("state-dir"))
             return
-        if not real.is_dir() or not self.host.readable(str(real)):
+        if not real.is_dir() or not self.machine.readable(str(real)):
             return
         checks = ((settings_path(real), lambda path: read_settings(path, Config())),
                   (real / STATE_FILE, lambda path: read_choice(path, False)))
@@ -710,10 +710,10 @@ class Doctor:
     # --- the store ---
 
     def check_store(self) -> Iterator[Finding]:
-        path = locate(self.state, self.config.store, reading=True, root=self.host.root).store
-        real = self.host.at(path)
+        path = locate(self.state, self.config.store, reading=True, root=self.machine.root).store
+        real = self.machine.at(path)
         directory = os.path.dirname(real)
-        if os.path.isdir(directory) and not self.host.readable(directory):
+        if os.path.isdir(directory) and not self.machine.readable(directory):
             yield Finding(WARN, "store", f"cannot look into {os.path.dirname(path)}", fix("sudo"))
             return
         for suffix in ("", *COMPANIONS):  # stat only: a FIFO or a device is never opened
@@ -763,7 +763,7 @@ class Doctor:
         return Finding(OK, "store", f"{path} opens; integrity_check ok")
 
     def space(self, directory: str) -> Finding:
-        free = self.host.free(directory)
+        free = self.machine.free(directory)
         said = f"{free / 1024 / 1024:.0f} MB free beside the store"
         if free < NO_SPACE:
             return Finding(FAIL, "store", said, fix("disk"))
@@ -796,7 +796,7 @@ class Doctor:
     def service(self) -> dict[str, str]:
         """``systemctl show companion``'s properties ({} when systemd does not answer)."""
         if self._service is None:
-            code, out = self.host.run(["systemctl", "show", SERVICE, "-p", ",".join(SERVICE_KEYS)])
+            code, out = self.machine.run(["systemctl", "show", SERVICE, "-p", ",".join(SERVICE_KEYS)])
             pairs = [line.split("=", 1) for line in out.splitlines() if "=" in line]
             self._service = dict(pairs) if code == 0 else {}
         return self._service
@@ -846,23 +846,23 @@ class Doctor:
                           fix("install"))
         elif not pinged:
             yield Finding(FAIL, "service", "no watchdog ping yet", fix("service-hung"))
-        elif self.host.clock() - pinged > period:
-            yield Finding(FAIL, "service", f"last watchdog ping {self.host.clock() - pinged:.0f} s "
+        elif self.machine.clock() - pinged > period:
+            yield Finding(FAIL, "service", f"last watchdog ping {self.machine.clock() - pinged:.0f} s "
                           "ago: the loop is stuck", fix("service-hung"))
         else:
-            yield Finding(OK, "service", f"watchdog ping {self.host.clock() - pinged:.0f} s ago "
+            yield Finding(OK, "service", f"watchdog ping {self.machine.clock() - pinged:.0f} s ago "
                           f"(every {period / 2:.0f} s)")
 
     # --- Python ---
 
     def check_python(self) -> Iterator[Finding]:
-        version = ".".join(map(str, self.host.python))
-        if self.host.python >= (3, 11):
+        version = ".".join(map(str, self.machine.python))
+        if self.machine.python >= (3, 11):
             yield Finding(OK, "python", f"Python {version}")
         else:
             yield Finding(FAIL, "python", f"Python {version} is too old", fix("python"))
         for name, least in MINIMUM.items():
-            have = self.host.package(name)
+            have = self.machine.package(name)
             if have is None:
                 yield Finding(FAIL, "python", f"{name} is not installed", fix("install"))
             elif numbers(have) < least:
@@ -870,7 +870,7 @@ class Doctor:
                               f"{'.'.join(map(str, least))}", fix("install"))
             else:
                 yield Finding(OK, "python", f"{name} {have}")
-        lgpio = self.host.package("lgpio")
+        lgpio = self.machine.package("lgpio")
         if lgpio is None:
             yield Finding(FAIL, "python", "lgpio is missing: gpiozero has no pin factory for "
                           "the keys", fix("lgpio"))
@@ -879,7 +879,7 @@ class Doctor:
         if self.display is not None and self.display.interface in ("i2c", "spi"):
             module, package = {"i2c": ("smbus2", "python3-smbus2"),
                                "spi": ("spidev", "python3-spidev")}[self.display.interface]
-            have = self.host.package(module)
+            have = self.machine.package(module)
             if have is None:
                 yield Finding(FAIL, "python", f"{module} is missing: no display",
                               fix("package", package=package))
@@ -957,20 +957,20 @@ def can_open(node: Node, uid: int, groups: set[int]) -> bool:
     return node.mode & 0o006 == 0o006
 
 
-def passwd(host: Host) -> dict[str, tuple[int, int]]:
+def passwd(machine: Machine) -> dict[str, tuple[int, int]]:
     """Users from ``/etc/passwd``: name -> (uid, gid)."""
     users: dict[str, tuple[int, int]] = {}
-    for line in (host.read("/etc/passwd") or "").splitlines():
+    for line in (machine.read("/etc/passwd") or "").splitlines():
         parts = line.split(":")
         if len(parts) >= 4 and parts[2].isdigit() and parts[3].isdigit():
             users[parts[0]] = (int(parts[2]), int(parts[3]))
     return users
 
 
-def group_file(host: Host) -> dict[int, tuple[str, set[str]]]:
+def group_file(machine: Machine) -> dict[int, tuple[str, set[str]]]:
     """Groups from ``/etc/group``: gid -> (name, members)."""
     groups: dict[int, tuple[str, set[str]]] = {}
-    for line in (host.read("/etc/group") or "").splitlines():
+    for line in (machine.read("/etc/group") or "").splitlines():
         parts = line.split(":")
         if len(parts) >= 4 and parts[2].isdigit():
             groups[int(parts[2])] = (parts[0], {m for m in parts[3].split(",") if m})
@@ -1002,5 +1002,5 @@ def report(findings: Sequence[Finding]) -> str:
     return "\n".join([f.line() for f in findings] + [total]) + "\n"
 
 
-def diagnose(host: Host, config_file: str | None, state: str | None) -> list[Finding]:
-    return list(Doctor(host, config_file, state).findings())
+def diagnose(machine: Machine, config_file: str | None, state: str | None) -> list[Finding]:
+    return list(Doctor(machine, config_file, state).findings())

@@ -42,6 +42,7 @@ from companion.exc import RecordError, UnreadableRecord
 from companion.games import GAMES
 from companion.games.base import counted
 from companion.record import Replayer, replay_header
+from companion.smallfile import aside_name
 from companion.statedir import not_a_store
 from companion.store import STATUSES, Store, primary, quote
 
@@ -119,7 +120,7 @@ def missing_or_hidden(path: pathlib.Path) -> str:
 def salvage(path: str, finding: str) -> tuple[Store, str]:
     """Set the damaged files aside, start a fresh store and carry what can be read into it."""
     finding = " ".join(finding.split())  # quick_check may answer on several lines
-    aside = set_aside(pathlib.Path(path))
+    aside = set_store_aside(pathlib.Path(path))
     store = Store(path)
     kept = carry_games(aside, store)
     log.error("store %s is damaged (%s): kept as %s; %d of %d games carried into a fresh "
@@ -129,14 +130,9 @@ def salvage(path: str, finding: str) -> tuple[Store, str]:
     return store, f"Damaged store, {kept.games} kept, {counted(kept.entries, 'entry', 'entries')}"
 
 
-def set_aside(path: pathlib.Path) -> pathlib.Path:
+def set_store_aside(path: pathlib.Path) -> pathlib.Path:
     """Rename the file and its log to ``NAME.damaged-TIME`` (never over an older one)."""
-    stamp = int(time.time())
-    aside = path.with_name(f"{path.name}.damaged-{stamp}")
-    tries = 1
-    while any(pathlib.Path(f"{aside}{suffix}").exists() for suffix in ("", *COMPANIONS)):
-        tries += 1
-        aside = path.with_name(f"{path.name}.damaged-{stamp}-{tries}")
+    aside = aside_name(path, ("", *COMPANIONS))
     for suffix in COMPANIONS:  # the log first: a crash between renames leaves no stray log
         if pathlib.Path(f"{path}{suffix}").exists():
             os.replace(f"{path}{suffix}", f"{aside}{suffix}")

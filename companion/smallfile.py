@@ -15,7 +15,7 @@ before a byte of it is read, at once, never waited on:
 :func:`write_small` replaces a file atomically (a crash leaves the old or the new one,
 never half), and :func:`set_aside` renames a damaged one out of the way, never deleting it.
 
->>> kind(0o040755), kind(0o010644), kind(0o020666)
+>>> file_kind(0o040755), file_kind(0o010644), file_kind(0o020666)
 ('a directory', 'a FIFO', 'a character device')
 """
 
@@ -36,7 +36,7 @@ KINDS = ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a directory"),
          (stat.S_ISLNK, "a symbolic link"))
 
 
-def kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
     """What a file of this mode is: ``a directory``, ``a FIFO``, ..."""
     return next((words for test, words in KINDS if test(mode)), "of no known type")
 
@@ -44,7 +44,7 @@ def kind(mode: int) -> str:
 def unfit(status: os.stat_result, limit: int | None) -> str:
     """Why a file with this status is not taken ("" when it is a regular file within limit)."""
     if not stat.S_ISREG(status.st_mode):
-        return f"is {kind(status.st_mode)}, not a regular file"
+        return f"is {file_kind(status.st_mode)}, not a regular file"
     if limit is not None and status.st_size > limit:
         return f"is {status.st_size:,} bytes, over the {limit:,} it may have"
     return ""
@@ -128,11 +128,18 @@ def write_small(path: pathlib.Path, data: bytes, mode: int = 0o666) -> None:
 def set_aside(path: pathlib.Path) -> pathlib.Path:
     """Rename a damaged file (or whatever is at its name) to ``NAME.damaged-TIME``, never
     over an earlier one; its new path. OSError when it cannot be renamed."""
+    aside = aside_name(path)
+    os.rename(path, aside)
+    return aside
+
+
+def aside_name(path: pathlib.Path, suffixes: tuple[str, ...] = ("",)) -> pathlib.Path:
+    """Where a damaged ``path`` goes: ``NAME.damaged-TIME``, numbered on (``-2``, ...) when
+    that name, or it with any of ``suffixes`` (a store's log files), is taken."""
     stamp = int(time.time())
     aside = path.with_name(f"{path.name}.damaged-{stamp}")
     number = 1
-    while os.path.lexists(aside):
+    while any(os.path.lexists(f"{aside}{suffix}") for suffix in suffixes):
         number += 1
         aside = path.with_name(f"{path.name}.damaged-{stamp}-{number}")
-    os.rename(path, aside)
     return aside

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from companion.exc import ConfigError, StateUnavailable
-from companion.smallfile import kind
+from companion.smallfile import file_kind
 
 #: The service's state directory (systemd's StateDirectory=companion).
 SERVICE_STATE = pathlib.Path("/var/lib/companion")
@@ -169,7 +169,7 @@ def examine(directory: pathlib.Path) -> Unusable | None:
             return Unusable(directory, err, "cannot be made" if made else "cannot be used")
     doing = "cannot be used" if found == directory else "cannot be made"
     if not stat.S_ISDIR(status.st_mode):
-        what = kind(status.st_mode)
+        what = file_kind(status.st_mode)
         return Unusable(found, OSError(errno.ENOTDIR, f"is {what}, not a directory"),
                         "cannot be used" if found == directory else f"cannot hold {directory}")
     try:

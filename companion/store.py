@@ -399,7 +399,7 @@ class Store:
         if not stored:
             return None, False
         try:
-            found = [(seq, text(digest), text(tag)) for seq, digest, tag in stored]
+            found = [(seq, stored_text(digest), stored_text(tag)) for seq, digest, tag in stored]
             digests = self._digests(self.db, gid, [seq for seq, _, _ in found])
             sound = [(seq, digest, tag) for seq, digest, tag in found
                      if digest[:DIGEST_LENGTH] == digests[seq]]
@@ -408,7 +408,7 @@ class Store:
                     continue
                 row = self.db.execute("SELECT CAST(state AS BLOB) FROM checkpoints"
                                       " WHERE game = ? AND seq = ?", (gid, seq)).fetchone()
-                state = text(row[0] if row is not None else None)
+                state = stored_text(row[0] if row is not None else None)
                 if digest[DIGEST_LENGTH:] == state_digest(seq, tag, state):
                     return Checkpoint(seq, engine, state), len(sound) < len(found)
                 break  # the newest of this code is damaged: renewed after the replay
@@ -444,7 +444,7 @@ class Store:
                 "SELECT seq, CAST(digest AS BLOB), CAST(engine AS BLOB), CAST(state AS BLOB)"
                 " FROM checkpoints"):
             try:
-                sound = text(digest)[DIGEST_LENGTH:] == state_digest(seq, text(tag), text(state))
+                sound = stored_text(digest)[DIGEST_LENGTH:] == state_digest(seq, stored_text(tag), stored_text(state))
             except (ValueError, TypeError):
                 sound = False
             damaged += not sound
@@ -687,7 +687,7 @@ def state_digest(seq: object, engine: str, state: str) -> str:
     return str(Digest().add(f"{seq} {engine}\n").add(state))
 
 
-def text(stored: object) -> str:
+def stored_text(stored: object) -> str:
     """A stored value read as bytes (``CAST(x AS BLOB)``), as the text it must be: SQLite
     gives a text column's bytes as they are on the card, and a flipped bit can make them
     other than UTF-8; ValueError for that, TypeError for a value that was never text."""

@@ -14,7 +14,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 
-from companion.doctor import Finding, Host, Node, diagnose, report
+from companion.doctor import Finding, Machine, Node, diagnose, report
 from companion.store import Store
 
 CHAR = 0o020000  # S_IFCHR
@@ -160,8 +160,8 @@ class FakePi:
             return Node(status.st_mode, status.st_uid, status.st_gid)
         return self.nodes.get("/" + os.path.relpath(path, self.root))
 
-    def host(self) -> Host:
-        return Host(root=self.root, run=self.systemctl, smbus=lambda port: FakeBus(self.i2c),
+    def machine(self) -> Machine:
+        return Machine(root=self.root, run=self.systemctl, smbus=lambda port: FakeBus(self.i2c),
                     lines=FakeLines(self.held, self.gpio_readable), node=self.node,
                     free=lambda path: self.free,
                     readable=lambda path: "/" + os.path.relpath(path, self.root) not in self.unreadable,
@@ -169,7 +169,7 @@ class FakePi:
 
     def findings(self, state: str | None = None) -> list[Finding]:
         config = self.root / "etc/companion/companion.toml"
-        return diagnose(self.host(), str(config) if config.exists() else None, state)
+        return diagnose(self.machine(), str(config) if config.exists() else None, state)
 
     def report(self) -> str:
         """The report, with the fake root's path shown as a real Pi's would be."""

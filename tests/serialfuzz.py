@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Iterator
 from typing import Any
 
-from companion.console import decode
+from companion.console import line_text
 from companion.exc import ConsoleRefused
 from companion.games import GAMES
 from companion.games.base import IllegalLine, Line
@@ -46,7 +46,7 @@ def refused_locally(data: bytes, state: Any) -> bool:
     if len(data) > MAX_LINE:
         return True
     try:
-        tokens = words(decode(data).split("#", 1)[0])
+        tokens = words(line_text(data).split("#", 1)[0])
     except ConsoleRefused:
         return True
     if not tokens or tokens[0] == "ok" or tokens[0].startswith("error:"):

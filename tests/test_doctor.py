@@ -527,9 +527,9 @@ def test_the_header_chip_is_found_by_its_label(pi: FakePi) -> None:
         def consumer(self, chip: str, offset: int) -> str | None:
             return "held-on-the-header" if chip.endswith("gpiochip4") and offset == 17 else None
 
-    host = pi.host()
-    host.lines = Pi5Lines()
-    lines = doctor.report(doctor.diagnose(host, str(pi.root / "etc/companion/companion.toml"), None))
+    machine = pi.machine()
+    machine.lines = Pi5Lines()
+    lines = doctor.report(doctor.diagnose(machine, str(pi.root / "etc/companion/companion.toml"), None))
     assert 'fail  keys      GPIO17 (up key) is held by "held-on-the-header"' in lines
     assert "companion can open /dev/gpiochip4" in lines
 
@@ -634,8 +634,8 @@ def test_the_kernel_line_info_decodes_the_uapi_struct() -> None:
 
 def test_the_command_exits_1_on_a_failure_and_0_otherwise(
         pi: FakePi, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    host = pi.host()
-    monkeypatch.setattr(doctor, "Host", lambda: host)
+    machine = pi.machine()
+    monkeypatch.setattr(doctor, "Machine", lambda: machine)
     config = str(pi.root / "etc/companion/companion.toml")
     assert cli.main(["doctor", "--config", config]) == 0
     assert capsys.readouterr().out.endswith("0 fail, 0 warn, 30 ok\n")
@@ -647,8 +647,8 @@ def test_the_command_exits_1_on_a_failure_and_0_otherwise(
 def test_warnings_alone_exit_0(pi: FakePi, monkeypatch: pytest.MonkeyPatch,
                                capsys: pytest.CaptureFixture[str]) -> None:
     slow_bus(pi)
-    host = pi.host()
-    monkeypatch.setattr(doctor, "Host", lambda: host)
+    machine = pi.machine()
+    monkeypatch.setattr(doctor, "Machine", lambda: machine)
     assert cli.main(["doctor", "--config", str(pi.root / "etc/companion/companion.toml")]) == 0
     assert "0 fail, 1 warn" in capsys.readouterr().out
 

@@ -240,6 +240,45 @@ def test_the_cycle_finder_finds_cycles() -> None:
     assert "companion.games.base" in imports("companion.games.leaf_climbers_events")
 
 
+#: Names that several modules define, each meaning the same thing: the two registries'
+#: ``register`` (of games and of inputs).
+SAME_MEANING = {"register"}
+
+
+def defined(name: str) -> set[str]:
+    """The functions and classes a module defines at its top level."""
+    tree = ast.parse(modules()[name].read_text(encoding="utf-8"))
+    return {node.name for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+
+
+def one_of_a_game(name: str) -> bool:
+    """A game's own module (its rules, its words, its screens, its advisor): each game names
+    its state, its endings and its errors alike, as the kits' convention asks."""
+    return name.rpartition(".")[0] in (ENGINES, f"{SCREENS}.games", "companion.ai") and name not in (
+        f"{ENGINES}.base", f"{ENGINES}.frozen")
+
+
+def test_one_name_means_one_thing() -> None:
+    """A name two modules define means two things to whoever imports one of them, unless
+    only one of the two is ever imported by that name (the other is private to its module)."""
+    sources = [*PACKAGE.rglob("*.py"), *(ROOT / "tests").rglob("*.py")]
+    taken: dict[str, set[str]] = {}  # a name -> the modules it is imported from by name
+    for path in sources:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module in modules():
+                for alias in node.names:
+                    taken.setdefault(alias.name, set()).add(node.module)
+    by_name: dict[str, set[str]] = {}
+    for module in modules():
+        for name in defined(module):
+            by_name.setdefault(name, set()).add(module)
+    ambiguous = {name: sorted(where) for name, where in by_name.items()
+                 if len(where & taken.get(name, set())) > 1 and name not in SAME_MEANING
+                 and not all(one_of_a_game(module) for module in where)}
+    assert ambiguous == {}
+
+
 def test_test_modules_share_helpers_through_helper_modules_not_each_other() -> None:
     """Helpers several tests need live in tests/harness.py, tests/playout.py and the like;
     a test module imported by another would run its tests twice and tie the two together."""

@@ -83,7 +83,7 @@ def run_refuses(config: dict[str, Any]) -> str:
 def doctor_keys(pi: FakePi, config: dict[str, Any]) -> list[Finding]:
     """The doctor's configuration, display and key lines for a configuration."""
     path = pi.write("etc/companion/companion.toml", toml(config))
-    doctor = Doctor(pi.host(), str(path), None)
+    doctor = Doctor(pi.machine(), str(path), None)
     return [*doctor.check_config(), *doctor.check_display(), *doctor.check_keys()]
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from companion.games import KITS, load
+from companion.games import KITS, import_part
 from companion.games.base import Line
 
 #: Seconds an advisor may think. The search stops within a few milliseconds of it, so a
@@ -48,7 +48,7 @@ def advisor(game_id: str) -> Advisor | None:
     kit = KITS.get(game_id)
     if kit is None or not kit.advisor:
         return None
-    found: Advisor = load(kit.advisor)
+    found: Advisor = import_part(kit.advisor)
     return found
 
 

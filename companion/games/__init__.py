@@ -37,11 +37,11 @@ WHERE = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
 
 @cache
-def load(where: str) -> Any:
+def import_part(where: str) -> Any:
     """Resolve ``"module:name"`` once: the import on first use, a dictionary lookup after.
     (``pkgutil.resolve_name`` does the same, but loading pkgutil costs a replay 1.5 ms.)
 
-    >>> load("companion.games.base:TABLE")
+    >>> import_part("companion.games.base:TABLE")
     'table'
     """
     module, _, name = where.partition(":")
@@ -87,7 +87,7 @@ class Kit:
     @cached_property
     def game(self) -> Game[Any]:
         """The rules engine, imported on first use."""
-        engine = load(self.engine)()
+        engine = import_part(self.engine)()
         if not isinstance(engine, Game) or engine.id != self.id:
             raise TypeError(f"{self.engine} is not the rules of {self.id!r}")
         return engine
@@ -175,7 +175,7 @@ def results(game: Game[S], before: S, after: S, lines: Sequence[Line]) -> tuple[
     ('Ann wins!', "Ann's lemming home: 1/1")
     """
     kit = KITS.get(game.id)
-    words: Events | None = load(kit.events) if kit is not None and kit.events else None
+    words: Events | None = import_part(kit.events) if kit is not None and kit.events else None
     said = words(before, after, lines) if words is not None else tuple(str(line) for line in lines)
     outcome = game.outcome(after)
     if outcome is None or game.over(before):

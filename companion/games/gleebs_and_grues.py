@@ -212,7 +212,7 @@ def grue_moves(board: Board) -> tuple[tuple[int, int], ...]:
     return tuple(landings or walks)
 
 
-def pips(board: Board, seat: int) -> int:
+def pip_score(board: Board, seat: int) -> int:
     """The score ``seat`` would get now: every pip in the unpinned stacks it tops."""
     return sum(size(p) for stack in board if controller(stack) == seat for p in stack)
 
@@ -276,7 +276,7 @@ def grue_step(board: Board, mover: int, a: int, b: int) -> tuple[Board, Phase, S
 def end_of_turn(board: Board, mover: int) -> Phase:
     """The end check of a movement turn; otherwise the other player's turn."""
     if not can_move_gleeb(board, 0) and not can_move_gleeb(board, 1):
-        scores = (pips(board, 0), pips(board, 1))
+        scores = (pip_score(board, 0), pip_score(board, 1))
         return OVER, mover, None if scores[0] == scores[1] else scores.index(max(scores))
     losing = [seat for seat in (0, 1) if not controls_a_stack(board, seat)]
     if len(losing) == 1:
@@ -430,7 +430,7 @@ class GleebsAndGrues(Game[State]):
             "board": {SQUARES[i]: list(board[i]) for i in by_name if board[i]},
             "pinned": [SQUARES[i] for i in by_name if is_pinned(board[i])],
             "eaten": list(state.eaten),
-            "scores": {name: pips(board, seat) for seat, name in enumerate(state.players)},
+            "scores": {name: pip_score(board, seat) for seat, name in enumerate(state.players)},
             "first": state.players[state.first],
         }
 

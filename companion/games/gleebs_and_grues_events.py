@@ -23,7 +23,7 @@ from companion.games.gleebs_and_grues import (
     PLACE,
     State,
     can_move_gleeb,
-    pips,
+    pip_score,
     square,
 )
 
@@ -41,12 +41,12 @@ def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...
         top = before.board[square(line.args[0])][-1]
         said.append(f"{line.actor}: {top} onto {below} at {line.args[1]}")
     else:
-        said.append(grue_step(before, line))
+        said.append(grue_step_words(before, line))
     said += skipped(before, after, line)
     return tuple(said)
 
 
-def grue_step(before: State, line: Line) -> str:
+def grue_step_words(before: State, line: Line) -> str:
     """``K2 eats Y2 at b3``, ``K1 pins a2``, ``K3 to d1``."""
     grue = before.board[square(line.args[0])][0]
     target = before.board[square(line.args[1])]
@@ -63,7 +63,7 @@ def ending(before: State, after: State) -> list[str]:
     if before.step == OVER or after.step != OVER:
         return []
     if not can_move_gleeb(after.board, 0) and not can_move_gleeb(after.board, 1):
-        return [", ".join(f"{name} {pips(after.board, seat)}" for seat, name in enumerate(after.players))]
+        return [", ".join(f"{name} {pip_score(after.board, seat)}" for seat, name in enumerate(after.players))]
     assert after.winner is not None  # not scored: a player has no stack left
     return [f"{after.players[1 - after.winner]} has no stack"]
 

@@ -41,7 +41,7 @@ def events(before: State, after: State, lines: Sequence[Line]) -> tuple[str, ...
     elif line.verb == "buy":
         said.append(f"{name} buys a die: -{paid} fish ({fish})")
     elif line.verb == "roll":
-        said.append(rolled(before, after, lines))
+        said.append(roll_words(before, after, lines))
     elif line.verb == "place":
         gain = fish - before.fish[seat]
         if chose_sixes(before):  # ability 1: placing, not rolling again
@@ -64,7 +64,7 @@ def chose_sixes(before: State) -> bool:
     return turn is not None and not turn.placed and turn.all_sixes and bool(RULES.details(before)["circles"])
 
 
-def rolled(before: State, after: State, lines: Sequence[Line]) -> str:
+def roll_words(before: State, after: State, lines: Sequence[Line]) -> str:
     """``Ann 5 5 1``; all sixes rolled again in the same press are told too, and a roll of
     all the dice again that a player chose over placing on all sixes (ability 1)."""
     name = lines[-1].actor

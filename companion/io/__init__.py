@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from companion.games import WHERE, load
+from companion.games import WHERE, import_part
 from companion.io.base import Input
 
 #: A table of the configuration file: a lower-case word.
@@ -39,7 +39,7 @@ class InputKit:
     @property
     def input(self) -> type[Input[Any]]:
         """The input's class, imported on first use."""
-        found = load(self.where)
+        found = import_part(self.where)
         if not (isinstance(found, type) and issubclass(found, Input)) or found.table != self.table:
             raise TypeError(f"{self.where} is not the input of [{self.table}]")
         return found

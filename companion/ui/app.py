@@ -59,7 +59,7 @@ def when(stamp: float, synced: bool, unsure: str = UNSURE_MARK) -> str:
     return shown if synced else shown + unsure
 
 
-def seconds(value: float) -> str:
+def duration_words(value: float) -> str:
     """``60.0`` -> ``1 min``; 0 means never."""
     if not value:
         return "never"
@@ -343,8 +343,8 @@ class App:
         def items() -> list[Item]:
             screen = self.config.screen
             return [
-                Item("Dim after", cycle("dim_after", DIM_CHOICES), seconds(screen.dim_after)),
-                Item("Blank after", cycle("blank_after", BLANK_CHOICES), seconds(screen.blank_after)),
+                Item("Dim after", cycle("dim_after", DIM_CHOICES), duration_words(screen.dim_after)),
+                Item("Blank after", cycle("blank_after", BLANK_CHOICES), duration_words(screen.blank_after)),
                 Item("Shift image", lambda: self.save_screen(shift=not screen.shift),
                      "on" if screen.shift else "off"),
                 Item("Rolls", lambda: self.save_screen(rolls=next_of(ROLLS, screen.rolls)),

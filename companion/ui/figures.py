@@ -44,10 +44,10 @@ def generic(draw: ImageDraw.ImageDraw, summary: Summary, box: Box) -> None:
     text(draw, (x0 + 1, y0 + 18), row_text, 10)
 
 
-def words(value: object) -> str:
+def in_words(value: object) -> str:
     """A summary value in plain words: numbers by player, lists spaced, nothing as "-".
 
-    >>> words({"Ann": 3, "Bob": 1}), words([1, 2]), words(None), words(True)
+    >>> in_words({"Ann": 3, "Bob": 1}), in_words([1, 2]), in_words(None), in_words(True)
     ('Ann 3, Bob 1', '1 2', '-', 'yes')
     """
     if isinstance(value, bool):
@@ -55,15 +55,15 @@ def words(value: object) -> str:
     if value is None:
         return "-"
     if isinstance(value, dict):
-        return ", ".join(f"{key} {words(item)}" for key, item in value.items())
+        return ", ".join(f"{key} {in_words(item)}" for key, item in value.items())
     if isinstance(value, (list, tuple)):
-        return " ".join(words(item) for item in value) or "none"
+        return " ".join(in_words(item) for item in value) or "none"
     return str(value)
 
 
 def generic_summary(summary: Summary) -> list[str]:
     """A game without a summary page of its own: each of its keys, in words."""
-    return [f"{key.replace('_', ' ')}: {words(value)}" for key, value in summary.items()
+    return [f"{key.replace('_', ' ')}: {in_words(value)}" for key, value in summary.items()
             if key not in Summary.__annotations__]
 
 

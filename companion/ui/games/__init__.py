@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, cast
 
-from companion.games import KITS, load, title
+from companion.games import KITS, import_part, title
 from companion.games.base import Line, Prompt, Summary
 from companion.ui.board import Painter, plain_board
 from companion.ui.figures import Panel, SummaryT, View, corner, generic, generic_summary
@@ -70,7 +70,7 @@ def screens_of(game_id: str) -> Screens[Summary]:
     kit = KITS.get(game_id)
     if kit is None or not kit.screens:
         return GENERIC
-    found = load(kit.screens)
+    found = import_part(kit.screens)
     if not isinstance(found, Screens):
         raise TypeError(f"{kit.screens} is not a Screens declaration")
     return cast("Screens[Summary]", found)
