@@ -517,7 +517,7 @@ SHORT_GAME = 100
 STARTS = 3  # starts of each kind, the kinds taken in turn: one busy moment spoils no figure
 
 
-def report_start(work: pathlib.Path, header: Header, lines: list[Line]) -> dict[str, float]:
+def report_start(work: pathlib.Path, header: Header[Any, Any], lines: list[Line]) -> dict[str, float]:
     """Start to the first frame: an empty store, a short game, the long game (with the
     checkpoints playing it leaves, and as a store from before them first opens). Every start
     opens a fresh copy of its store; medians of :data:`STARTS` starts are printed, and the
@@ -560,7 +560,7 @@ def report_start(work: pathlib.Path, header: Header, lines: list[Line]) -> dict[
 # --- a long game ---
 
 
-def long_race(lines: int, seed: int = 5) -> tuple[Header, list[Line]]:
+def long_race(lines: int, seed: int = 5) -> tuple[Header[Any, Any], list[Line]]:
     """A Microbot race that never ends (no hazards, impacts or laps): ``lines`` long."""
     game = GAMES["microbot-racers"]
     header = Header(game, ("Ann", "Bob"))
@@ -581,7 +581,7 @@ def long_race(lines: int, seed: int = 5) -> tuple[Header, list[Line]]:
     return header, out
 
 
-def store_long_game(state: pathlib.Path, header: Header, lines: list[Line],
+def store_long_game(state: pathlib.Path, header: Header[Any, Any], lines: list[Line],
                     checkpoints: bool = True) -> None:
     """Put a long unfinished game in a store, one entry a line (set-up, not measured), with
     the checkpoints that playing it would have left (none: as a store from before them)."""
@@ -749,7 +749,7 @@ def replay_command(record: pathlib.Path) -> list[str]:
     return [sys.executable, "-m", "companion", "replay", str(record)]
 
 
-def write_record(path: pathlib.Path, header: Header, lines: list[Line]) -> pathlib.Path:
+def write_record(path: pathlib.Path, header: Header[Any, Any], lines: list[Line]) -> pathlib.Path:
     path.write_text(format_record(header, lines), encoding="utf-8")
     return path
 

@@ -16,7 +16,7 @@ read from a file picks what code runs).
 >>> game = GAMES["microbot-racers"]
 >>> state = game.apply(game.start(("Ann", "Bob"), {"laps": 2, "side": "easy"}),
 ...                    Line("table", "roll", ("3", "2")))
->>> decode(game, encode(state)) == state
+>>> decode(game, encode(state), like=state) == state
 True
 """
 
@@ -33,7 +33,7 @@ from typing import Any
 
 from companion import __version__
 from companion.exc import Incompatible
-from companion.games.base import Game
+from companion.games.base import Game, S
 
 #: Entries between two checkpoints. Resuming replays fewer entries than this (at most 10 ms
 #: of CPU on a PC, for the slowest engine); a press that reaches a multiple of it also writes
@@ -48,7 +48,7 @@ FORMAT = 1
 
 
 @functools.cache
-def engine_tag(game: Game[Any]) -> str:
+def engine_tag(game: Game[Any, Any]) -> str:
     """What wrote a checkpoint: the encoding, the program's version and the engine's code.
 
     The engine's source is hashed as well as the version, so that a checkpoint from a
@@ -90,16 +90,20 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"a state holds a {type(value).__name__}, which checkpoints cannot keep")
 
 
-def decode(game: Game[Any], text: str) -> Any:
-    """The state that :func:`encode` wrote for ``game``; Incompatible when it cannot be."""
+def decode(game: Game[S, Any], text: str, like: S) -> S:
+    """The state that :func:`encode` wrote for ``game``, of the class of ``like`` (a state of
+    the game: its start); Incompatible when it cannot be."""
     try:
-        return _value(_kinds(game), json.loads(text))
+        state = _value(_kinds(game), json.loads(text))
     except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as err:
         raise Incompatible(f"a checkpoint cannot be read back: {err}") from None
+    if not isinstance(state, type(like)):
+        raise Incompatible(f"a checkpoint holds a {type(state).__name__}, not a {type(like).__name__}")
+    return state
 
 
 @functools.cache
-def _kinds(game: Game[Any]) -> dict[str, type]:
+def _kinds(game: Game[Any, Any]) -> dict[str, type]:
     """The dataclasses and enums a state of ``game`` may hold: those its module names."""
     kinds: dict[str, type] = {}
     for name in (Game.__module__, type(game).__module__):

@@ -51,7 +51,7 @@ class Front(Protocol):
     """What the console needs of the app: its store, the game on screen, and the screens."""
 
     store: Store
-    session: Session | None
+    session: Session[Any, Any] | None
 
     def open(self, gid: int) -> object: ...  # whatever it returns, the console reads the session
     def remote(self, message: str = "") -> None: ...
@@ -107,7 +107,7 @@ def check_faces(ask: Roll, faces: tuple[int, ...]) -> None:
             raise ConsoleRefused(f"no {face} on a d{sides} ({label})")
 
 
-def pending_roll(session: Session) -> Roll:
+def pending_roll(session: Session[Any, Any]) -> Roll:
     """The dice the game on screen asks for."""
     ask = session.prompt()
     roll = next((a for a in ask.answers if isinstance(a, Roll)), None) if ask else None
@@ -122,7 +122,7 @@ def partial(ask: Roll, faces: tuple[int, ...]) -> str:
     return ", ".join(f"{label} {face}" for label, face in zip(ask.labels, shown))
 
 
-def fill(session: Session, ask: Roll,
+def fill(session: Session[Any, Any], ask: Roll,
          faces: tuple[int, ...]) -> tuple[list[tuple[Roll, Line]], Roll, tuple[int, ...]]:
     """Fill ``ask`` and the rolls the same actor is asked for after it, in order.
 
@@ -160,7 +160,7 @@ ANSWER_WORDS = frozenset({"game", "players", "option", "waiting", "undone", "und
                           "redone:"})
 
 
-def echoed(tokens: list[str], session: Session | None, new_game: bool) -> bool:
+def echoed(tokens: list[str], session: Session[Any, Any] | None, new_game: bool) -> bool:
     """Whether a line is one of our answers coming back, to be left unanswered.
 
     >>> echoed(["error:", "no", "dice"], None, False), echoed(["ok"], None, False)
@@ -180,7 +180,7 @@ def echoed(tokens: list[str], session: Session | None, new_game: bool) -> bool:
     return said in ANSWER_WORDS or said == TABLE or said in session.players or said.startswith("{")
 
 
-def plays(session: Session, tokens: list[str]) -> bool:
+def plays(session: Session[Any, Any], tokens: list[str]) -> bool:
     """Whether the rules would take these words as an action line now."""
     try:
         session.after([Line(tokens[0], tokens[1], tuple(tokens[2:]))])  # kept for logging it
@@ -196,7 +196,7 @@ class Console:
         self.front = front
         #: After a 'game' line, until its 'players' line: by port, so that a console half
         #: way through a header does not hold up a die reader on the other port.
-        self.new_games: dict[str, Game[Any]] = {}
+        self.new_games: dict[str, Game[Any, Any]] = {}
         self.fresh: int | None = None  # the game our 'players' line started: options allowed
         self.waiting: Waiting | None = None
 
@@ -293,14 +293,14 @@ class Console:
         session.abandon()  # the game with fewer options had no action: nothing is lost
         return f"option {key} {value}", True
 
-    def start(self, header: Header) -> None:
+    def start(self, header: Header[Any, Any]) -> None:
         """Store the game and show it: it is the game on screen from now on."""
         self.fresh = Session.new(self.front.store, header).gid
         self.front.open(self.fresh)
 
     # --- the game on screen ---
 
-    def session(self) -> Session:
+    def session(self) -> Session[Any, Any]:
         session = self.front.session
         if session is None:
             raise ConsoleRefused("no game on screen: resume one on the box, or send 'game ID'")

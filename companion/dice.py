@@ -12,7 +12,7 @@ import random
 from typing import Any
 
 from companion.exc import RollRefused
-from companion.games.base import Game, IllegalLine, Line, Prompt, Roll
+from companion.games.base import Game, IllegalLine, Line, Prompt, Roll, S
 
 FAIR = random.SystemRandom()
 MAX_ROLLS = 500  # a chained roll that never settles is a bug, not a reason to hang
@@ -27,7 +27,7 @@ def roll_faces(ask: Roll, rng: random.Random = FAIR) -> tuple[int, ...]:
     return tuple(rng.randint(1, sides) for sides in ask.sides)
 
 
-def device_roll(game: Game[Any], state: Any, ask: Roll, rng: random.Random = FAIR) -> list[Line]:
+def device_roll(game: Game[S, Any], state: S, ask: Roll, rng: random.Random = FAIR) -> list[Line]:
     """Roll for ``ask`` and for every chained roll after it; the lines, in order.
 
     Faces the rules refuse raise their :class:`IllegalLine`, unless the prompt rolls again
@@ -36,7 +36,7 @@ def device_roll(game: Game[Any], state: Any, ask: Roll, rng: random.Random = FAI
     return rolled(game, state, ask, rng)[0]
 
 
-def rolled(game: Game[Any], state: Any, ask: Roll, rng: random.Random = FAIR) -> tuple[list[Line], Any]:
+def rolled(game: Game[S, Any], state: S, ask: Roll, rng: random.Random = FAIR) -> tuple[list[Line], S]:
     """The lines of :func:`device_roll`, and the state they lead to."""
     lines: list[Line] = []
     current: Roll | None = ask
@@ -49,7 +49,7 @@ def rolled(game: Game[Any], state: Any, ask: Roll, rng: random.Random = FAIR) ->
     return lines, state
 
 
-def chained(game: Game[Any], state: Any, actor: str) -> Roll | None:
+def chained(game: Game[S, Any], state: S, actor: str) -> Roll | None:
     """The next roll to make in the same press: the same actor asked only for dice."""
     return chained_roll(game.prompt(state), actor)
 
@@ -62,7 +62,7 @@ def chained_roll(ask: Prompt | None, actor: str) -> Roll | None:
     return only if isinstance(only, Roll) and only.actor == actor else None
 
 
-def _one_roll(game: Game[Any], state: Any, ask: Roll, rng: random.Random) -> tuple[Line, Any]:
+def _one_roll(game: Game[S, Any], state: S, ask: Roll, rng: random.Random) -> tuple[Line, S]:
     for _ in range(MAX_ROLLS):
         line = ask.line(roll_faces(ask, rng))
         try:

@@ -60,11 +60,12 @@ class States:
     a few kept far apart over the whole game, the page starts of the last stretch walked,
     or the store's checkpoint. Bounded however long the game."""
 
-    def __init__(self, store: Store, gid: int, header: Header, given: Mapping[int, Any] | None = None) -> None:
+    def __init__(self, store: Store, gid: int, header: Header[Any, Any],
+                 given: Mapping[int, Any] | None = None) -> None:
         """``given``: states already known by entry (a session's, for the game in progress)."""
         self.store = store
         self.gid = gid
-        self.game: Game[Any] = header.game
+        self.game: Game[Any, Any] = header.game
         self.given = dict(given or {})
         self.marks: dict[int, Any] = {0: header.start()}
         self.spacing = PAGE
@@ -111,12 +112,12 @@ class States:
         if found is None:
             return None
         try:
-            return found.seq, decode(self.game, found.state)
+            return found.seq, decode(self.game, found.state, like=self.marks[0])
         except Incompatible:
             return None
 
 
-def apply(game: Game[Any], state: Any, lines: Sequence[str]) -> tuple[Any, str]:
+def apply(game: Game[Any, Any], state: Any, lines: Sequence[str]) -> tuple[Any, str]:
     """The state ``lines`` lead to and what they did in words; a line the rules refuse (a
     store damaged since the game was played) says so and changes nothing."""
     after = state

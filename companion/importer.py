@@ -237,7 +237,7 @@ class Importer:
         self.close_undone()
 
     @property
-    def game(self) -> Game[Any]:
+    def game(self) -> Game[Any, Any]:
         assert self.replayer.header is not None
         return self.replayer.header.game
 

@@ -15,20 +15,32 @@ import codecs
 import io
 import re
 from collections.abc import Iterable, Iterator
-from typing import Any, BinaryIO, cast
+from typing import Any, BinaryIO, Generic, cast
 
 from companion.exc import RecordError, UnreadableRecord
 from companion.games import GAMES, game_by_id
-from companion.games.base import RESERVED_NAMES, TABLE, Game, IllegalLine, Line, Prompt, Summary, valueclass
+from companion.games.base import (
+    RESERVED_NAMES,
+    TABLE,
+    Game,
+    IllegalLine,
+    Line,
+    Prompt,
+    S,
+    Summary,
+    SummaryT,
+    valueclass,
+)
 
 NAME = re.compile(r"[A-Za-z0-9_-]{1,12}")
 
 
 @valueclass
-class Header:
-    """Who plays what: the game, the seats, and the options as written."""
+class Header(Generic[S, SummaryT]):
+    """Who plays what: the game, the seats, and the options as written; generic in the
+    game's state and summary, as its :class:`~companion.games.base.Game` is."""
 
-    game: Game[Any]
+    game: Game[S, SummaryT]
     players: tuple[str, ...]
     options: tuple[tuple[str, str], ...] = ()
 
@@ -38,12 +50,12 @@ class Header:
         out += [f"option {key} {value}" for key, value in self.options]
         return out
 
-    def start(self) -> Any:
+    def start(self) -> S:
         """The game's state before its first action."""
         return self.game.start(self.players, self.game.option_values(dict(self.options)))
 
 
-def check_players(game: Game[Any], names: list[str]) -> tuple[str, ...]:
+def check_players(game: Game[Any, Any], names: list[str]) -> tuple[str, ...]:
     """Validate a ``players`` line's names for ``game``; raise :class:`IllegalLine`."""
     for name in names:
         if not NAME.fullmatch(name):
@@ -59,7 +71,7 @@ def check_players(game: Game[Any], names: list[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
-def check_option(game: Game[Any], key: str, value: str, seen: Iterable[str]) -> None:
+def check_option(game: Game[Any, Any], key: str, value: str, seen: Iterable[str]) -> None:
     """Validate one ``option KEY VALUE`` line; raise :class:`IllegalLine`."""
     if key not in game.options:
         known = ", ".join(game.options) or "none"
@@ -230,14 +242,14 @@ class Replayer:
     """Feeds record lines one at a time; keeps the header, the state and the actions."""
 
     def __init__(self, keep_actions: bool = True) -> None:
-        self.header: Header | None = None
+        self.header: Header[Any, Any] | None = None
         self.state: Any = None
         self.actions: list[Line] = []
         #: Whether ``actions`` collects the lines: a summary needs only the state, and a long
         #: record's lines would take many times the file's size in memory.
         self.keep_actions = keep_actions
         self._acted = False
-        self._game: Game[Any] | None = None
+        self._game: Game[Any, Any] | None = None
         self._options: list[tuple[str, str]] = []
         self._last = 0
         #: Who may act, once the state is set up: a line that starts with one is an action.
@@ -398,7 +410,7 @@ def replay_header(lines: Iterable[str]) -> Replayer:
 class Replayed:
     """A whole record, replayed: its header, its actions and the state they reach."""
 
-    header: Header
+    header: Header[Any, Any]
     actions: tuple[Line, ...]
     state: Any
 
@@ -436,8 +448,8 @@ def replay_bytes(data: bytes) -> Replayed:
     return replay_stream(io.BytesIO(data), most=None)
 
 
-def summarise(game: Game[Any], players: tuple[str, ...], state: Any,
-              ask: Prompt | None = None) -> Summary:
+def summarise(game: Game[S, SummaryT], players: tuple[str, ...], state: S,
+              ask: Prompt | None = None) -> SummaryT:
     """The summary JSON object of records.md for a state; ``ask``, the state's prompt if the
     caller has it already (a prompt can cost a board search: a play screen's press pays for
     it once)."""
@@ -452,16 +464,18 @@ def summarise(game: Game[Any], players: tuple[str, ...], state: Any,
         "next": ask.actor if outcome is None and ask is not None and ask.answers else None,
     }
     # The game's details (its own TypedDict) follow the shared keys: the whole is the game's
-    # own summary type, which only code that knows the game can name (ui.games.screens_of).
-    return cast(Summary, {**out, **game.details(state)})
+    # own summary type (``Game[S, SummaryT]``), a merge of two TypedDicts that mypy cannot
+    # write; every screen then reads it typed.
+    return cast(SummaryT, {**out, **game.details(state)})
 
 
 def summary(replayed: Replayed) -> Summary:
     """The summary of a replayed record."""
-    return summarise(replayed.header.game, replayed.header.players, replayed.state)
+    found: Summary = summarise(replayed.header.game, replayed.header.players, replayed.state)
+    return found
 
 
-def format_record(header: Header, actions: Iterable[Line | str]) -> str:
+def format_record(header: Header[Any, Any], actions: Iterable[Line | str]) -> str:
     """A record's text: header lines then one action per line.
 
     >>> from companion.games import game_by_id

@@ -10,9 +10,14 @@ older states are rebuilt from the store on demand.
 
 Each change is worked out once: a line checked before it is logged (:meth:`Session.after`)
 is not applied again when it is, and what the screens ask of the position (the prompt,
-the summary, the redo entry, an undone roll) is computed at its first use after a change
-and kept until the next one, so that drawing frames and moving the cursor neither
-recompute it nor query the store.
+the summary, the redo entry, an undone roll: a :class:`Position`) is computed at its first
+use after a change and kept until the next one, so that drawing frames and moving the
+cursor neither recompute it nor query the store.
+
+A session is generic in its game's state and summary, as the game is: ``Session.new`` of a
+``Header(LeafClimbers(), ...)`` is a ``Session[State, LeafSummary]``, whose ``state``,
+``summary()`` and ``after()`` are Leaf-Climbers' own types, down to the screens that read
+them. A game opened from the store by its number is known only at run time.
 
 >>> from companion.store import Store
 >>> from companion.games import game_by_id
@@ -35,15 +40,16 @@ import logging
 import random
 import sqlite3
 from collections import deque
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Generic
 
 from companion.ai import seat_lines
 from companion.checkpoint import EVERY, decode, encode, engine_tag
 from companion.dice import chained, rolled
 from companion.exc import Incompatible, NothingToRedo, NothingToUndo
 from companion.games import results
-from companion.games.base import Game, IllegalLine, Line, Outcome, Prompt, Roll, Summary
+from companion.games.base import IllegalLine, Line, Outcome, Prompt, Roll, S, SummaryT
 from companion.record import Header, format_record, replay_header, summarise
 from companion.store import Entry, MadeRoll, Source, Store, roll_in_force
 
@@ -56,36 +62,35 @@ RECENT = 32  # states kept for instant undo
 CHECKPOINTS = 16  # at most this many older states, spread evenly over the game
 AHEAD = 8  # lines checked from one position whose states are kept until they are logged
 
-T = TypeVar("T")
 
-
-class Session:
+class Session(Generic[S, SummaryT]):
     """One stored game, loaded: play, undo, redo, and what to ask next."""
 
     def __init__(self, store: Store, gid: int) -> None:
         row = store.game(gid)
         self.store = store
         self.gid = gid
-        header = replay_header(row.header).header
+        header: Header[S, SummaryT] | None = replay_header(row.header).header
         assert header is not None  # replay_header finishes the header or raises
         self.header = header
         self._stored_header = row.header  # a game's header is written once, when it is created
-        self.game: Game[Any] = self.header.game
+        self.game = header.game
         self.head = 0
-        self.state: Any = self.header.start()
-        self._recent: deque[tuple[int, Any]] = deque(maxlen=RECENT)
-        self._checkpoints: dict[int, Any] = {0: self.state}
+        self.state = header.start()
+        self._start = self.state
+        self._recent: deque[tuple[int, S]] = deque(maxlen=RECENT)
+        self._checkpoints: dict[int, S] = {0: self.state}
         self._spacing = 64
         self._stale = False  # the store holds checkpoints that no longer match: renew
         #: The state before the latest entry logged (not redone) and its lines, so that a
         #: screen can say what it did; ``None`` after undo or redo.
-        self.played: tuple[Any, tuple[Line, ...]] | None = None
+        self.played: tuple[S, tuple[Line, ...]] | None = None
         #: Changes so far (play, undo, redo): what the screens ask of a position is worked
-        #: out once per change (see :meth:`_once`).
+        #: out once per change (see :meth:`here`).
         self.changes = 0
-        self._known: tuple[int, Any, dict[object, Any]] = (-1, None, {})
+        self._here = Position(self)
         #: The states that lines checked from the current state lead to (see :meth:`after`).
-        self._ahead: tuple[Any, dict[tuple[Line, ...], Any]] = (None, {})
+        self._ahead: tuple[S, dict[tuple[Line, ...], S]] = (self.state, {})
         #: The furthest entry the dice audit holds a device roll for (None: not read yet).
         #: Past it no undone roll can wait, so a dice prompt in play going forward asks
         #: the store nothing (see :meth:`_undone_roll`).
@@ -93,7 +98,7 @@ class Session:
         self._goto(row.head)
 
     @classmethod
-    def new(cls, store: Store, header: Header) -> Session:
+    def new(cls, store: Store, header: Header[S, SummaryT]) -> Session[S, SummaryT]:
         """Store a new game and open it."""
         return cls(store, store.create(header.game.id, header.lines()))
 
@@ -103,13 +108,23 @@ class Session:
     def players(self) -> tuple[str, ...]:
         return self.header.players
 
+    def here(self) -> Position[S, SummaryT]:
+        """What the screens ask of the current position, worked out once: the answers depend
+        only on the state and the stored entries around the head, so they are kept until
+        the next change (or a new state, however it came), then all forgotten. The head
+        alone would not do: after an entry and its undo, the head and the state are those of
+        before, but the store now holds a redo entry."""
+        if self._here.changes != self.changes or self._here.state is not self.state:
+            self._here = Position(self)
+        return self._here
+
     def prompt(self) -> Prompt | None:
         """The pending decision, ``None`` when the game is over."""
-        return self._once("prompt", lambda: self.game.prompt(self.state))
+        return self.here().prompt
 
     def outcome(self) -> Outcome | None:
         """How the game ended, ``None`` while it goes on."""
-        return self._once("outcome", lambda: self.game.outcome(self.state))
+        return self.here().outcome
 
     def over(self) -> bool:
         return self.outcome() is not None
@@ -121,28 +136,11 @@ class Session:
         before, lines = self.played
         return results(self.game, before, self.state, lines)
 
-    def summary(self) -> Summary:
-        """The records.md summary of where the game stands: the same object until the game
-        changes (every frame draws from it), so read it and never change it."""
-        return self._once("summary", lambda: summarise(self.game, self.players, self.state,
-                                                       self.prompt()))
-
-    def _once(self, key: object, compute: Callable[[], T]) -> T:
-        """``compute()`` for the current position, remembered until the game changes.
-
-        A frame asks for the prompt, the summary and the undone roll again and again; the
-        answers depend only on the state and the stored entries around the head, so they
-        are kept until the next change (or a new state, however it came), then all forgotten.
-        The head alone would not do: after an entry and its undo, the head and the state are
-        those of before, but the store now holds a redo entry.
-        """
-        changes, state, known = self._known
-        if changes != self.changes or state is not self.state:
-            known = {}
-            self._known = (self.changes, self.state, known)
-        if key not in known:
-            known[key] = compute()
-        return known[key]  # type: ignore[no-any-return]
+    def summary(self) -> SummaryT:
+        """The records.md summary of where the game stands, the game's own type: the same
+        object until the game changes (every frame draws from it), so read it and never
+        change it."""
+        return self.here().summary
 
     def record(self) -> str:
         """The game's record up to now, device rolls marked by a comment, and every undone
@@ -184,7 +182,7 @@ class Session:
 
     def redo_entry(self) -> Entry | None:
         """The entry that redo would bring back."""
-        return self._once("redo", lambda: self.store.entry(self.gid, self.head + 1))
+        return self.here().redo
 
     def roll_again(self, ask: Roll) -> tuple[str, ...] | None:
         """The faces (one string per line) of an undone device roll for this same prompt.
@@ -201,7 +199,10 @@ class Session:
     def undone_roll(self, ask: Roll) -> tuple[str, ...] | None:
         """The lines of the latest undone device roll made for ``ask`` at this place in the
         record that the rules still accept here in full; ``None`` if there is none."""
-        return self._once(("undone roll", ask), lambda: self._undone_roll(ask))
+        known = self.here().undone
+        if ask not in known:
+            known[ask] = self._undone_roll(ask)
+        return known[ask]
 
     def _undone_roll(self, ask: Roll) -> tuple[str, ...] | None:
         seq = self.head + 1
@@ -230,7 +231,7 @@ class Session:
             return False
         return chained(self.game, state, ask.actor) is None  # not a roll cut short
 
-    def after(self, lines: Sequence[Line]) -> Any:
+    def after(self, lines: Sequence[Line]) -> S:
         """The state ``lines`` lead to from the current one; IllegalLine if the rules refuse
         them. Nothing is logged, but the result is kept until the game changes, so that
         logging the same lines next (the screen checks a line before it logs it) applies
@@ -264,7 +265,7 @@ class Session:
         self._checked()[tuple(lines)] = state
         return lines
 
-    def _checked(self) -> dict[tuple[Line, ...], Any]:
+    def _checked(self) -> dict[tuple[Line, ...], S]:
         """The states of lines checked from the current state (forgotten once it changes)."""
         start, known = self._ahead
         if start is not self.state:
@@ -314,10 +315,10 @@ class Session:
         # Checkpoints past an undo point belong to the dropped branch.
         self._checkpoints = {k: v for k, v in self._checkpoints.items() if k < head}
         self._advance(head, state)
-        self._once("redo", lambda: None)  # known without asking: the push dropped the redo stack
+        self.here().redo = None  # known without asking: the push dropped the redo stack
         self.played = played
 
-    def _ending(self, state: Any) -> tuple[bool, tuple[str, ...]]:
+    def _ending(self, state: S) -> tuple[bool, tuple[str, ...]]:
         """Whether the game is over at ``state`` and who won, as the store keeps them."""
         outcome = self.game.outcome(state)
         return outcome is not None, outcome.winners if outcome else ()
@@ -356,7 +357,7 @@ class Session:
         with contextlib.suppress(sqlite3.Error):
             self.store.keep_reveal(self.gid, self.head, shown)
 
-    def reveal_left(self) -> tuple[Any, tuple[Line, ...], int] | None:
+    def reveal_left(self) -> tuple[S, tuple[Line, ...], int] | None:
         """The latest entry, if it is a roll that was being shown one line at a time and
         the table has not seen all of: the state before it, its lines, how many were seen."""
         found = self.store.reveal(self.gid)
@@ -371,7 +372,7 @@ class Session:
 
     # --- states by position, with bounded memory ---
 
-    def _advance(self, head: int, state: Any) -> None:
+    def _advance(self, head: int, state: S) -> None:
         self._recent.append((self.head, self.state))
         self.head, self.state = head, state
         self.changes += 1
@@ -382,7 +383,7 @@ class Session:
                 self._checkpoints = {k: v for k, v in self._checkpoints.items()
                                      if k % self._spacing == 0}
 
-    def _state_at(self, head: int) -> Any:
+    def _state_at(self, head: int) -> S:
         while self._recent and self._recent[-1][0] > head:
             self._recent.pop()
         if self._recent and self._recent[-1][0] == head:
@@ -422,7 +423,7 @@ class Session:
         if self._stale or self.head - start > EVERY:
             self._renew()
 
-    def _stored(self, upto: int) -> tuple[int, Any] | None:
+    def _stored(self, upto: int) -> tuple[int, S] | None:
         """The latest stored checkpoint at or before entry ``upto`` that matches the record
         and this code, read back; ``None`` when there is none. Notes stale ones found."""
         found, stale = self.store.stored_state(self.gid, upto, engine_tag(self.game))
@@ -430,7 +431,7 @@ class Session:
         if found is None:
             return None
         try:
-            return found.seq, decode(self.game, found.state)
+            return found.seq, decode(self.game, found.state, like=self._start)
         except Exception as err:  # a cache: whatever reading it back raises, the record is
             # replayed instead (decode names what it expects as Incompatible; an engine's
             # own value class may refuse a value in any way of its own)
@@ -451,7 +452,7 @@ class Session:
         except sqlite3.Error as err:
             log.info("game %s: checkpoint not kept: %s", self.gid, err)
 
-    def _checkpoint_for(self, seq: int, state: Any, always: bool = False) -> tuple[str, str] | None:
+    def _checkpoint_for(self, seq: int, state: S, always: bool = False) -> tuple[str, str] | None:
         """What the store keeps as the checkpoint after entry ``seq``: every :data:`EVERY`
         entries (or ``always``), the state as (engine, text); ``None`` otherwise."""
         if seq % EVERY and not always:
@@ -461,6 +462,35 @@ class Session:
         except (TypeError, ValueError) as err:  # an engine with a kind of value not kept
             log.warning("game %s: no checkpoint: %s", self.gid, err)
             return None
+
+
+class Position(Generic[S, SummaryT]):
+    """What the screens ask of one position of a session, each worked out at its first use
+    (:meth:`Session.here`): a frame asks for the prompt, the summary and an undone roll
+    again and again, and moving a cursor asks for them too."""
+
+    def __init__(self, session: Session[S, SummaryT]) -> None:
+        self.session = session
+        self.changes = session.changes
+        self.state = session.state
+        #: An undone device roll offered again, by the roll prompt it answers (or None).
+        self.undone: dict[Roll, tuple[str, ...] | None] = {}
+
+    @cached_property
+    def prompt(self) -> Prompt | None:
+        return self.session.game.prompt(self.state)
+
+    @cached_property
+    def outcome(self) -> Outcome | None:
+        return self.session.game.outcome(self.state)
+
+    @cached_property
+    def summary(self) -> SummaryT:
+        return summarise(self.session.game, self.session.players, self.state, self.prompt)
+
+    @cached_property
+    def redo(self) -> Entry | None:
+        return self.session.store.entry(self.session.gid, self.session.head + 1)
 
 
 def audited_lines(store: Store, gid: int, head: int) -> list[str]:

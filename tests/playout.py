@@ -19,7 +19,7 @@ NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
 TRIES = 2000
 
 
-def answer(game: Game[Any], state: Any, ask: Prompt, rng: random.Random) -> Line:
+def answer(game: Game[Any, Any], state: Any, ask: Prompt, rng: random.Random) -> Line:
     """A legal line drawn from the prompt: extras now and then, else a required answer."""
     required, extras = usable(ask.answers), usable(ask.extras)
     pool = required if required and (not extras or rng.random() < 0.85) else extras
@@ -43,7 +43,7 @@ def answer(game: Game[Any], state: Any, ask: Prompt, rng: random.Random) -> Line
     raise AssertionError(f"no legal line found for {option}")
 
 
-def playout(game: Game[Any], players: tuple[str, ...], rng: random.Random, steps: int = 400,
+def playout(game: Game[Any, Any], players: tuple[str, ...], rng: random.Random, steps: int = 400,
             options: dict[str, str] | None = None) -> tuple[Any, list[Line]]:
     """Play up to ``steps`` lines; return the final state and the lines."""
     state = game.start(players, game.option_values(options or {}))
@@ -59,7 +59,7 @@ def playout(game: Game[Any], players: tuple[str, ...], rng: random.Random, steps
     return state, lines
 
 
-def players_for(game: Game[Any], extra: int) -> tuple[str, ...]:
+def players_for(game: Game[Any, Any], extra: int) -> tuple[str, ...]:
     """The first names for a table of the game's fewest players plus ``extra`` (capped)."""
     return NAMES[:min(game.max_players, game.min_players + extra)]
 

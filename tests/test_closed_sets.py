@@ -44,7 +44,7 @@ def closed_fields(cls: type) -> dict[str, frozenset[object]]:
     return {name: values for name, hint in hints.items() if (values := allowed(hint)) is not None}
 
 
-def states(game: Game[Any]) -> Iterator[tuple[Any, Prompt | None]]:
+def states(game: Game[Any, Any]) -> Iterator[tuple[Any, Prompt | None]]:
     """Every state of a few random games, with its prompt."""
     for seed in range(SEEDS):
         rng = random.Random(seed)

@@ -15,6 +15,7 @@ from companion.ai import advisor
 from companion.games import GAMES, KITS, Kit, game_by_id, title
 from companion.games.base import Game
 from companion.ui.games import GENERIC, Screens, screen_title, screens_of
+from tests.example_game.rules import Pig
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -23,15 +24,15 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 def test_each_kit_resolves_to_its_engine_its_screens_and_its_advisor(game_id: str) -> None:
     kit = KITS[game_id]
     assert isinstance(kit.game, Game) and kit.game.id == game_id and GAMES[game_id] is kit.game
-    assert isinstance(screens_of(game_id), Screens) and screens_of(game_id) is not GENERIC
+    assert isinstance(screens_of(kit.game), Screens) and screens_of(kit.game) is not GENERIC
     assert (advisor(game_id) is not None) == bool(kit.advisor)
     assert title(game_id) == kit.game.title and screen_title(game_id) in (kit.game.title,
-                                                                          screens_of(game_id).short_title)
+                                                                          screens_of(kit.game).short_title)
 
 
 def test_a_game_not_registered_has_no_engine_the_generic_screens_and_its_id_for_a_title() -> None:
     assert game_by_id("chess") is None and "chess" not in GAMES
-    assert screens_of("chess") is GENERIC and advisor("chess") is None
+    assert screens_of(Pig()) is GENERIC and advisor("chess") is None  # Pig: registered in its folder only
     assert title("chess") == screen_title("chess") == "chess"
 
 

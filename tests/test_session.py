@@ -363,7 +363,7 @@ def test_abandon_keeps_the_game_but_stops_offering_it(store: Store) -> None:
 class Counting:
     """A game that counts the lines it applies (the cost of rebuilding states)."""
 
-    def __init__(self, game: Game[Any]) -> None:
+    def __init__(self, game: Game[Any, Any]) -> None:
         self.game = game
         self.applied = 0
 

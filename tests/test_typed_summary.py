@@ -21,16 +21,22 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 SNIPPETS = {
     "session_ok": """
+        from typing import Any
+
+        from companion.games.base import Summary
         from companion.session import Session
 
-        def headline(session: Session) -> str:
+        def headline(session: Session[Any, Summary]) -> str:
             summary = session.summary()
             return ", ".join(summary["winners"]) if summary["over"] else str(summary["next"])
         """,
     "session_misspelt": """
+        from typing import Any
+
+        from companion.games.base import Summary
         from companion.session import Session
 
-        def headline(session: Session) -> object:
+        def headline(session: Session[Any, Summary]) -> object:
             return session.summary()["winers"]
         """,
     "game_ok": """

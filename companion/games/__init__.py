@@ -85,7 +85,7 @@ class Kit:
             raise ValueError(f"a BoardGameGeek id is a positive number (0: none), not {self.bgg}")
 
     @cached_property
-    def game(self) -> Game[Any]:
+    def game(self) -> Game[Any, Any]:
         """The rules engine, imported on first use."""
         engine = import_part(self.engine)()
         if not isinstance(engine, Game) or engine.id != self.id:
@@ -129,10 +129,10 @@ register(Kit("quick-lemmings", "companion.games.quick_lemmings:QuickLemmings",
              screens="companion.ui.games.quick_lemmings:SCREENS", bgg=153004))  # Amigo's Lemminge
 
 
-class Registry(Mapping[str, Game[Any]]):
+class Registry(Mapping[str, Game[Any, Any]]):
     """Game ID -> rules engine, over :data:`KITS`, each imported on first use."""
 
-    def __getitem__(self, game_id: str) -> Game[Any]:
+    def __getitem__(self, game_id: str) -> Game[Any, Any]:
         return KITS[game_id].game
 
     def __contains__(self, game_id: object) -> bool:
@@ -148,7 +148,7 @@ class Registry(Mapping[str, Game[Any]]):
 GAMES = Registry()
 
 
-def game_by_id(game_id: str) -> Game[Any] | None:
+def game_by_id(game_id: str) -> Game[Any, Any] | None:
     """The game with this record ID, or ``None``."""
     kit = KITS.get(game_id)
     return kit.game if kit else None
@@ -161,7 +161,7 @@ def title(game_id: str) -> str:
     return kit.game.title if kit else game_id
 
 
-def results(game: Game[S], before: S, after: S, lines: Sequence[Line]) -> tuple[str, ...]:
+def results(game: Game[S, Any], before: S, after: S, lines: Sequence[Line]) -> tuple[str, ...]:
     """What one confirmed entry did, for the table, most important first: the end of the
     game when this entry ended it (:meth:`~companion.games.base.Outcome.headline`, the end
     screen's words), then the game's own words (its kit's ``events``; the lines themselves

@@ -565,11 +565,17 @@ class Multiset:
 FIRST_SEAT = "first seat"
 
 
+#: A game's state (each engine's own value class).
 S = TypeVar("S")
+#: A game's whole summary, as its screens read it: the :class:`Summary` keys every game has
+#: and its own details (``LeafSummary``, a ``TypedDict`` of both).
+SummaryT = TypeVar("SummaryT", bound=Summary)
 
 
-class Game(ABC, Generic[S]):
-    """The rules of one game. Subclasses hold no mutable state of their own."""
+class Game(ABC, Generic[S, SummaryT]):
+    """The rules of one game, generic in its state and its summary (``Game[State,
+    LeafSummary]``), so that the types of a game reach its session and its screens.
+    Subclasses hold no mutable state of their own."""
 
     id: ClassVar[str]
     title: ClassVar[str]

@@ -364,7 +364,7 @@ class State:
     winner: int | None = None  # with step over: None means the grues win
 
 
-class GleebsAndGrues(Game[State]):
+class GleebsAndGrues(Game[State, GleebsSummary]):
     """Two players stack gleebs while three grues eat or pin them; the engine keeps it all."""
 
     id: ClassVar[str] = "gleebs-and-grues"

@@ -227,7 +227,7 @@ def leaves_text(count: int) -> str:
     return counted(count, "leaf", "leaves")
 
 
-class LeafClimbers(Game[State]):
+class LeafClimbers(Game[State, LeafSummary]):
     """Meeples climb a growing pile of leaves; the companion drops the leaves."""
 
     id: ClassVar[str] = "leaf-climbers"

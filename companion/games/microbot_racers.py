@@ -281,7 +281,7 @@ def stuck(robot: Robot) -> bool:
     return bool(robot.left)
 
 
-class MicrobotRacers(Game[State]):
+class MicrobotRacers(Game[State, RaceSummary]):
     """Two robots race; the companion keeps health, laps, picks and checks."""
 
     id: ClassVar[str] = "microbot-racers"

@@ -303,7 +303,7 @@ class State:
         return tuple(k for circles in self.bribes for k in circles)
 
 
-class PenguinPanic(Game[State]):
+class PenguinPanic(Game[State, PenguinSummary]):
     """Penguins escape a prison yard; the companion keeps fish, bribes and escapees."""
 
     id: ClassVar[str] = "penguin-panic"

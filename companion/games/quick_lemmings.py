@@ -253,7 +253,7 @@ class State:
         return self.winner is not None
 
 
-class QuickLemmings(Game[State]):
+class QuickLemmings(Game[State, LemmingsSummary]):
     """Two to five players race lemmings; the companion keeps cards, piles and tiles."""
 
     id: ClassVar[str] = "quick-lemmings"

@@ -89,7 +89,7 @@ class App:
         self.inputs = tuple(inputs)
         self.rng = rng
         self.stack: list[Screen] = [Menu("Companion", self.home_items)]
-        self.session: Session | None = None
+        self.session: Session[Any, Any] | None = None
         #: Names typed while a game is set up, not yet in the roster: a frame may shorten them.
         self.typed_names: tuple[str, ...] = ()
         self.links: dict[str, bool] = {}  # serial ports by name: is their device connected
@@ -205,7 +205,7 @@ class App:
         shown = self.play_in_view()
         return shown.result_until if shown is not None and shown.result else None
 
-    def play_in_view(self) -> PlayScreen | None:
+    def play_in_view(self) -> PlayScreen[Any, Any] | None:
         """The play screen on the glass: on top, or its top bar and panel under numbers
         being entered for it."""
         top = self.top
@@ -270,7 +270,7 @@ class App:
         in the store untouched; the players are told, and everything else keeps working.
         """
         try:
-            session = Session(self.store, gid)
+            session: Session[Any, Any] = Session(self.store, gid)
         except (RecordError, UnreadableRecord, IllegalLine, KeyError, ValueError, Unreadable) as err:
             log.error("game %s cannot be replayed (%s); it stays in the store", gid, err)
             self.toast(f"Game {gid} cannot be replayed; kept")

@@ -24,10 +24,9 @@ from typing import Generic
 
 from PIL import ImageDraw
 
-from companion.games.base import Grid, Line
+from companion.games.base import Grid, Line, SummaryT
 from companion.intents import Arrow, Intent
 from companion.ui.draw import BLACK, HEIGHT, WHITE, WIDTH, Area, cover, length, notice, notice_top, report, text, wrap
-from companion.ui.figures import SummaryT
 from companion.ui.widgets import Host, Screen
 
 Square = tuple[int, int]

@@ -9,7 +9,7 @@ use it to prove that every line of a record can be entered on the box.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from companion.exc import DriverError
 from companion.games.base import Choice, Field, Form, Grid, Line, Roll, Summary
@@ -58,7 +58,7 @@ class Driver:
             self._straight(found[0] - menu.cursor)
         return bool(found)
 
-    def new_game(self, header: Header, companion: str = "") -> None:
+    def new_game(self, header: Header[Any, Any], companion: str = "") -> None:
         """From the home screen, set up the game the header describes: any header the
         records contract allows, names the lists do not hold typed, every option set, the
         seats as entered, and the companion playing the seat ``companion`` names (if it
@@ -287,7 +287,7 @@ MOST_TURNS = 10
 class Wanted:
     """The set-up a header asks for, line by line of the set-up list."""
 
-    def __init__(self, header: Header, companion: str = "") -> None:
+    def __init__(self, header: Header[Any, Any], companion: str = "") -> None:
         self.header = header
         self.options = dict(header.options)
         self.companion = companion

@@ -9,19 +9,16 @@ engine's state. Games with a panel (or pages) of their own declare it in their
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Generic, TypeVar
+from typing import Generic
 
 from PIL import ImageDraw
 
-from companion.games.base import Summary
+from companion.games.base import Summary, SummaryT
 from companion.intents import Intent
 from companion.ui.draw import HEADER, HEIGHT, WIDTH, header, text
 from companion.ui.widgets import Host, Screen
 
 Box = tuple[int, int, int, int]
-#: The summary type a game's screens read: the shared :class:`Summary` keys plus the game's
-#: own details (``LeafSummary``, ``RaceSummary``...); the generic screens read only ``Summary``.
-SummaryT = TypeVar("SummaryT", bound=Summary)
 #: Draws a game's figures from its summary (``Panel[LeafSummary]``: Leaf-Climbers' own).
 Panel = Callable[[ImageDraw.ImageDraw, SummaryT, Box], None]
 #: A page of figures: its name and what draws it below the header.

@@ -11,7 +11,7 @@ import random
 import sqlite3
 from collections.abc import Callable, Sequence
 from functools import lru_cache, partial
-from typing import Any
+from typing import Any, Generic
 
 from PIL import ImageDraw
 
@@ -29,7 +29,8 @@ from companion.games.base import (
     Line,
     Prompt,
     Roll,
-    Summary,
+    S,
+    SummaryT,
     usable,
 )
 from companion.games.frozen import replace
@@ -46,7 +47,7 @@ from companion.ui.draw import (
     notice_top,
 )
 from companion.ui.figures import Views
-from companion.ui.games import Screens, screen_title, screens_of
+from companion.ui.games import screen_title, screens_of
 from companion.ui.log import LogScreen
 from companion.ui.reveal import Reveal, plain_picture, shown_lines
 from companion.ui.rows import (
@@ -130,17 +131,18 @@ def middle_face(faces: Sequence[Choice]) -> Choice:
     return faces[(len(faces) - 1) // 2]
 
 
-class PlayScreen(Screen):
-    """A game in progress. Its menu is rebuilt from the prompt after every change."""
+class PlayScreen(Screen, Generic[S, SummaryT]):
+    """A game in progress. Its menu is rebuilt from the prompt after every change. Generic
+    in the game's state and summary, as its session and its screens are."""
 
     notice_area: Area = NOTICE_AREA
 
-    def __init__(self, session: Session, host: Host, rng: random.Random = FAIR,
+    def __init__(self, session: Session[S, SummaryT], host: Host, rng: random.Random = FAIR,
                  leave: Callable[[], None] | None = None,
                  one_by_one: Callable[[], bool] = lambda: False) -> None:
         """``one_by_one`` is the players' setting: show a roll of many dice a line at a time."""
         self.session = session
-        self.screens: Screens[Summary] = screens_of(session.game.id)
+        self.screens = screens_of(session.game)
         self.host = host
         self.rng = rng
         self.leave = leave or host.pop
@@ -582,7 +584,7 @@ class PlayScreen(Screen):
         """The question's row as this screen draws it (kept under dice being entered)."""
         question_line(draw, self.question(self.prompt()))
 
-    def top_bar(self, draw: ImageDraw.ImageDraw, summary: Summary, ask: Prompt | None) -> None:
+    def top_bar(self, draw: ImageDraw.ImageDraw, summary: SummaryT, ask: Prompt | None) -> None:
         """Whose turn (or that the game is over) and the game's corner figure, and the
         rule under them."""
         if ask is None or not ask.answers:
@@ -602,7 +604,7 @@ class PlayScreen(Screen):
         self.top_bar(draw, summary, self.session.prompt())
         self.figures(draw, summary, tall=False)
 
-    def figures(self, draw: ImageDraw.ImageDraw, summary: Summary, tall: bool = True) -> None:
+    def figures(self, draw: ImageDraw.ImageDraw, summary: SummaryT, tall: bool = True) -> None:
         """The game's panel, or the latest result in words in its place (for about 2 s);
         ``tall``: a result longer than the panel's place may take the question's rows too
         (else the panel stays)."""

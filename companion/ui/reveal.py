@@ -11,16 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic
+from typing import Generic
 
 from PIL import ImageDraw
 
 from companion.dice import rolled_faces
-from companion.games.base import Game, Line, Roll, Summary
+from companion.games.base import Game, Line, Roll, S, SummaryT
 from companion.intents import Intent
 from companion.record import summarise
 from companion.ui.draw import header, text, wrap
-from companion.ui.figures import SummaryT
 from companion.ui.widgets import Host, Screen
 
 
@@ -48,10 +47,10 @@ class RollView(Generic[SummaryT]):
 RollPicture = Callable[[ImageDraw.ImageDraw, RollView[SummaryT]], None]
 
 
-def shown_lines(game: Game[Any], players: tuple[str, ...], state: Any,
-                lines: Sequence[Line]) -> list[Shown[Summary]]:
+def shown_lines(game: Game[S, SummaryT], players: tuple[str, ...], state: S,
+                lines: Sequence[Line]) -> list[Shown[SummaryT]]:
     """Each rolled line in words, with the summary after it, replayed from ``state``."""
-    out: list[Shown[Summary]] = []
+    out: list[Shown[SummaryT]] = []
     for line in lines:
         ask = game.prompt(state)
         roll = next((a for a in (ask.answers if ask else ()) if isinstance(a, Roll)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from companion.session import Session, audited_blocks
 from companion.store import Store
@@ -60,9 +61,9 @@ class RecordFeed:
     how far the head can have moved (each play, undo or redo moves it by one entry)."""
 
     def __init__(self) -> None:
-        self._seen: tuple[Session | None, int, int] = (None, 0, 0)  # the session, its changes, its head
+        self._seen: tuple[Session[Any, Any] | None, int, int] = (None, 0, 0)  # the session, its changes, its head
 
-    def change(self, session: Session | None) -> Change | None:
+    def change(self, session: Session[Any, Any] | None) -> Change | None:
         """What open pages must apply to their record, or None when it has not changed."""
         last, changes, head = self._seen
         if not self.skip(session):
@@ -78,7 +79,7 @@ class RecordFeed:
                 return part(session.store, session.gid, session.head, lowest + 1)
         return latest(session.store, session.gid, session.head)
 
-    def skip(self, session: Session | None) -> bool:
+    def skip(self, session: Session[Any, Any] | None) -> bool:
         """Take the record as it is now as seen, without working out what changed (no page
         is open to send it to: a page that opens later gets the latest entries anyway).
         Whether it changed."""

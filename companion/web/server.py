@@ -385,7 +385,7 @@ class PhoneApp:
         """A stored game's record, or its summary JSON, as a file."""
         store = self.store()
         try:
-            session = Session(store, gid)  # replays from its latest checkpoint
+            session: Session[Any, Any] = Session(store, gid)  # replays from its latest checkpoint
             body = session.record() if kind == "record" else json.dumps(session.summary(), indent=1) + "\n"
         except KeyError:
             return reply(start, "404 Not Found", NOT_FOUND, "text/plain")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Protocol, TypedDict
+from typing import Any, Protocol, TypedDict
 
 from PIL import Image
 
@@ -19,7 +19,7 @@ from companion.session import Session
 class HasSession(Protocol):
     """The part of the app a snapshot reads."""
 
-    session: Session | None
+    session: Session[Any, Any] | None
 
 
 def frame_bits(frame: Image.Image) -> str:
@@ -42,7 +42,7 @@ class GameFacts(TypedDict):
     summary: Summary
 
 
-def game_facts(session: Session) -> GameFacts:
+def game_facts(session: Session[Any, Any]) -> GameFacts:
     """The game as records.md summarises it, plus whose turn and the question on the box."""
     ask = session.prompt()
     return {

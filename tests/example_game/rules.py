@@ -93,7 +93,7 @@ class State:
     winner: int | None = None
 
 
-class Pig(Game[State]):
+class Pig(Game[State, PigSummary]):
     """Two to four players race to the goal, one die each turn, as long as they dare."""
 
     id: ClassVar[str] = "pig"

@@ -55,7 +55,7 @@ def state_after(*lines: str) -> State:
 
 def test_the_registration_line_gives_the_engine_its_screens_and_its_title() -> None:
     assert isinstance(GAMES["pig"], Pig)
-    assert screens_of("pig") is SCREENS
+    assert screens_of(GAMES["pig"]) is SCREENS
     assert title("pig") == screen_title("pig") == "Pig"  # the engine's, not written again
     assert advisor("pig") is None  # no advisor named: no hint, no companion seat
 

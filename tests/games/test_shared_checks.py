@@ -25,13 +25,13 @@ from companion.games.base import (
 from tests.playout import NAMES, playout
 
 
-def position(game: Game[Any], seed: int, steps: int) -> tuple[Any, tuple[str, ...]]:
+def position(game: Game[Any, Any], seed: int, steps: int) -> tuple[Any, tuple[str, ...]]:
     players = NAMES[:game.min_players]
     state, _ = playout(game, players, random.Random(seed), steps=steps)
     return state, players
 
 
-def refused(game: Game[Any], state: Any, line: Line) -> type[Exception]:
+def refused(game: Game[Any, Any], state: Any, line: Line) -> type[Exception]:
     with pytest.raises(Exception) as caught:
         game.apply(state, line)
     return caught.type

@@ -12,17 +12,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, cast
+from typing import Any, Generic, TypeVar
 
 from companion.games import KITS, import_part, title
-from companion.games.base import Line, Prompt, Summary
+from companion.games.base import Game, Line, Prompt, Summary, SummaryT
 from companion.ui.board import Painter, plain_board
-from companion.ui.figures import Panel, SummaryT, View, corner, generic, generic_summary
+from companion.ui.figures import Panel, View, corner, generic, generic_summary
 from companion.ui.reveal import RollPicture
+
+#: The summary a game's screens read. Screens that read less read more too: the generic
+#: ones, which read only the :class:`Summary` keys, serve every game (contravariance).
+ReadT = TypeVar("ReadT", bound=Summary, contravariant=True)
 
 
 @dataclass(frozen=True)
-class Screens(Generic[SummaryT]):
+class Screens(Generic[ReadT]):
     """One game's screens: each one its own, or the generic default.
 
     ``panel`` draws the key figures always on the play screen; ``corner`` says the round
@@ -42,40 +46,40 @@ class Screens(Generic[SummaryT]):
     views all take the ``LeafSummary`` the engine's details make.
     """
 
-    panel: Panel[SummaryT] = generic
-    corner: Callable[[SummaryT], str] = corner
+    panel: Panel[ReadT] = generic
+    corner: Callable[[ReadT], str] = corner
     doubt: Callable[[Sequence[Line], Line], str] = lambda lines, line: ""
     ask: Callable[[Sequence[Line], Prompt], Prompt] = lambda lines, prompt: prompt
-    paint: Painter[SummaryT] = plain_board
+    paint: Painter[ReadT] = plain_board
     cell_width: int = 0
-    roll_picture: RollPicture[SummaryT] | None = None
-    summary_lines: Callable[[SummaryT], list[str]] = generic_summary
-    views: tuple[View[SummaryT], ...] = ()
+    roll_picture: RollPicture[ReadT] | None = None
+    summary_lines: Callable[[ReadT], list[str]] = generic_summary
+    views: tuple[View[ReadT], ...] = ()
     short_title: str = ""
 
 
 GENERIC: Screens[Summary] = Screens()
 
 
-def screens_of(game_id: str) -> Screens[Summary]:
-    """The screens a game declares (imported on first use), or the generic ones.
+def screens_of(game: Game[Any, SummaryT]) -> Screens[SummaryT]:
+    """The screens a game's kit declares (imported on first use), or the generic ones.
 
-    The one place where the game's id picks its screens, so the one place where a game's
-    own summary type meets the session's plain :class:`Summary`. A game's screens read
-    its own summary (``Screens[LeafSummary]``), which its callers cannot name: they hand
-    them ``Session.summary()``, typed ``Summary``. The cast says what the id guarantees:
-    the screens are the game's, and so is the summary, since the session's game has the
-    same id and its details are the game's own TypedDict (``Game.details``).
+    Typed by the game: ``screens_of(LeafClimbers())`` reads a ``LeafSummary``, which is
+    what a ``Session`` of that game's ``summary()`` gives. The kit's ``"module:name"`` is
+    checked when it is imported (a ``Screens``); that it is the game's own is the kit's
+    word, as the registry line pairs them.
     """
-    kit = KITS.get(game_id)
+    kit = KITS.get(game.id)
     if kit is None or not kit.screens:
         return GENERIC
     found = import_part(kit.screens)
     if not isinstance(found, Screens):
         raise TypeError(f"{kit.screens} is not a Screens declaration")
-    return cast("Screens[Summary]", found)
+    return found
 
 
 def screen_title(game_id: str) -> str:
-    """A game's title on the screen: deliberately shortened where it would be cut."""
-    return screens_of(game_id).short_title or title(game_id)
+    """A game's title on the screen: deliberately shortened where it would be cut (the id
+    of a stored game whose kit is gone)."""
+    kit = KITS.get(game_id)
+    return (screens_of(kit.game).short_title or kit.game.title) if kit is not None else title(game_id)
