@@ -29,6 +29,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
+from importlib.resources.abc import Traversable
 from typing import Any
 
 from PIL import Image
@@ -49,6 +50,7 @@ from companion.statedir import STORE_FILE
 from companion.store import Store
 from companion.ui.app import App
 from companion.ui.driver import Driver
+from companion.web.server import MAX_PAGES
 
 FULL_FRAME = {"ssd1306": 1030, "sh1106": 1048}
 I2C_RATES = (100_000, 400_000)
@@ -56,8 +58,9 @@ BITS_PER_BYTE = 9  # eight data bits and the acknowledge
 LONG_GAME = 10_000
 HUGE_GAME = 100_000  # replay's memory must not grow with the record
 REPLAY_PAIRS = 5  # whole-process runs of replay and of the reference engine, taken in turn
-#: The yardstick for ``companion replay`` (in the source tree, not the installed package).
-REFERENCE = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "reference_replay.py"
+#: The yardstick for ``companion replay``: a plain program, shipped as data beside the
+#: benchmark's records (it is no module of the companion's), run as a process of its own.
+REFERENCE = "reference_replay.py"
 #: Capture mode's scripted presses: a Microbot race set up, P1 rolled, the first picks.
 CAPTURE_KEYS = "select select select select select roll select select"
 #: Seconds between presses at a table: long enough for an entry's result to go by itself
@@ -65,9 +68,15 @@ CAPTURE_KEYS = "select select select select select roll select select"
 TABLE_PACE = 3.0
 
 
+def bench_data() -> Traversable:
+    """The benchmark's data in the installed package (the session's records, the reference
+    engine), wherever the package is: a source tree or an installed wheel."""
+    return resources.files("companion") / "benchdata"
+
+
 def session_records() -> list[Replayed]:
     """The checked-in benchmark session."""
-    folder = resources.files("companion") / "benchdata"
+    folder = bench_data()
     names = sorted(p.name for p in folder.iterdir() if p.name.endswith(".record"))
     return [replay_text((folder / name).read_text(encoding="utf-8")) for name in names]
 
@@ -364,7 +373,7 @@ def report_entry_costs(work: pathlib.Path) -> None:
     """What an entry costs the daemon in a long game, the view off, on with no page
     open, and on with every page open (each page is sent only what changed)."""
     for pages, what in ((None, "phone view off"), (0, "view on, no page open"),
-                        (PAGES, f"view on, {PAGES} pages open")):
+                        (MAX_PAGES, f"view on, {MAX_PAGES} pages open")):
         costs = Spread.of([1000 * cpu for cpu in entry_costs(work, pages)])
         print(f"    {what}: {costs.show(' ms', 2)}")
 
@@ -462,7 +471,6 @@ def idle_wakeups(work: pathlib.Path, seconds: float) -> Idle:
         child.wait()
 
 
-PAGES = 8  # the most live pages the phone view serves
 
 
 def report_phone_memory(work: pathlib.Path) -> None:
@@ -487,7 +495,7 @@ def report_phone_memory(work: pathlib.Path) -> None:
                     break
             if extra:
                 token = json.loads((state / "phone.json").read_text())["token"]
-                readers = [PageReader(f"HTTP://127.0.0.1:{port}/{token}/") for _ in range(PAGES)]
+                readers = [PageReader(f"HTTP://127.0.0.1:{port}/{token}/") for _ in range(MAX_PAGES)]
                 time.sleep(1.0)  # every page has had its first snapshot
             figures.append(peak_rss_mb(child.pid))
         finally:
@@ -495,7 +503,7 @@ def report_phone_memory(work: pathlib.Path) -> None:
                 reader.close()
             child.terminate()
             child.wait()
-    print(f"peak resident memory, phone view off: {figures[0]:.1f} MB; on with {PAGES} pages open: "
+    print(f"peak resident memory, phone view off: {figures[0]:.1f} MB; on with {MAX_PAGES} pages open: "
           f"{figures[1]:.1f} MB (+{figures[1] - figures[0]:.1f} MB)")
 
 
@@ -517,20 +525,22 @@ SHORT_GAME = 100
 STARTS = 3  # starts of each kind, the kinds taken in turn: one busy moment spoils no figure
 
 
-def report_start(work: pathlib.Path, header: Header[Any, Any], lines: list[Line]) -> dict[str, float]:
-    """Start to the first frame: an empty store, a short game, the long game (with the
-    checkpoints playing it leaves, and as a store from before them first opens). Every start
-    opens a fresh copy of its store; medians of :data:`STARTS` starts are printed, and the
-    median peak memory of each kind is returned."""
-    kinds = {"empty": "empty store", "short": f"resuming a {SHORT_GAME}-line game",
-             "long": f"resuming a {len(lines)}-line game",
-             "upgraded": f"resuming a {len(lines)}-line game with no checkpoint yet (the first"
-                         " start after an upgrade)"}
+def report_start(work: pathlib.Path, header: Header[Any, Any], lines: list[Line],
+                 long: bool = True) -> dict[str, float]:
+    """Start to the first frame: an empty store, a short game, and with ``long`` the long
+    game (with the checkpoints playing it leaves, and as a store from before them first
+    opens). Every start opens a fresh copy of its store; medians of :data:`STARTS` starts are
+    printed, and the median peak memory of each kind is returned."""
+    kinds = {"empty": "empty store", "short": f"resuming a {SHORT_GAME}-line game"}
     templates = work / "templates"
     (templates / "empty").mkdir(parents=True)
     store_long_game(templates / "short", header, lines[:SHORT_GAME])
-    store_long_game(templates / "long", header, lines)
-    store_long_game(templates / "upgraded", header, lines, checkpoints=False)
+    if long:
+        kinds |= {"long": f"resuming a {len(lines)}-line game",
+                  "upgraded": f"resuming a {len(lines)}-line game with no checkpoint yet (the first"
+                              " start after an upgrade)"}
+        store_long_game(templates / "long", header, lines)
+        store_long_game(templates / "upgraded", header, lines, checkpoints=False)
     runs = work / "starts"
 
     def start(kind: str, number: int) -> Started:
@@ -550,6 +560,8 @@ def report_start(work: pathlib.Path, header: Header[Any, Any], lines: list[Line]
         print(f"start to first frame, {what}: median {statistics.median(wall):.2f} s ({min(wall):.2f}-"
               f"{max(wall):.2f} s over {STARTS}), daemon CPU {cpu:.2f} s; peak resident memory "
               f"{peak:.1f} MB")
+    if not long:
+        return {kind: statistics.median(run.peak_rss_mb for run in found[kind]) for kind in kinds}
     pairs = list(zip(found["long"], found["short"], strict=True))
     print(f"resuming {len(lines)} lines / {SHORT_GAME} lines, median of {STARTS} starts taken in turn: "
           f"{statistics.median(a.seconds_to_ready / b.seconds_to_ready for a, b in pairs):.2f}x wall, "
@@ -759,25 +771,22 @@ def report_replay(record: pathlib.Path, lines: int) -> Run:
     ratio is taken pair by pair, so that a machine that speeds up or slows down between
     runs moves both."""
     ours, theirs = [], []
-    run_process(replay_command(record), record.parent)  # the first run compiles and reads the files
-    for _ in range(REPLAY_PAIRS):
-        ours.append(run_process(replay_command(record), record.parent))
-        if REFERENCE.exists():
-            theirs.append(run_process([sys.executable, str(REFERENCE), str(record)], record.parent))
+    with resources.as_file(bench_data() / REFERENCE) as reference:
+        run_process(replay_command(record), record.parent)  # the first run compiles and reads the files
+        for _ in range(REPLAY_PAIRS):
+            ours.append(run_process(replay_command(record), record.parent))
+            theirs.append(run_process([sys.executable, str(reference), str(record)], record.parent))
     found = Run(statistics.median(r.cpu for r in ours), statistics.median(r.wall for r in ours),
                 max(r.peak_rss_mb for r in ours))
     cpu = found.cpu
     print(f"replay of a {lines:,}-line record, whole process, median of {REPLAY_PAIRS}: "
           f"{cpu:.3f} s CPU ({1e6 * cpu / lines:.1f} us a line, start-up included), "
           f"{found.wall:.3f} s wall; peak resident memory {found.peak_rss_mb:.1f} MB")
-    if theirs:
-        ratios = sorted(a.cpu / b.cpu for a, b in zip(ours, theirs, strict=True))
-        print(f"    the plain reference engine ({REFERENCE.parent.name}/{REFERENCE.name}): "
-              f"{statistics.median(r.cpu for r in theirs):.3f} s CPU; replay / reference, "
-              f"pair by pair: median {statistics.median(ratios):.2f}x "
-              f"({ratios[0]:.2f}-{ratios[-1]:.2f}x)")
-    else:
-        print(f"    the reference engine is not here ({REFERENCE}): it is in the source tree")
+    ratios = sorted(a.cpu / b.cpu for a, b in zip(ours, theirs, strict=True))
+    print(f"    the plain reference engine (benchdata/{REFERENCE}): "
+          f"{statistics.median(r.cpu for r in theirs):.3f} s CPU; replay / reference, "
+          f"pair by pair: median {statistics.median(ratios):.2f}x "
+          f"({ratios[0]:.2f}-{ratios[-1]:.2f}x)")
     return found
 
 
@@ -931,8 +940,21 @@ def report_idle(idle: Idle, seconds: float) -> None:
           f"(context switches over the process's threads: {idle.threads}), CPU {idle.cpu_seconds:.3f} s")
 
 
+def quick_bench(work: pathlib.Path) -> None:
+    """``companion bench --quick``: start to the first frame (an empty store, a short game)
+    and replay against the reference engine, the figures start-up is judged by
+    (docs/startup.md); a minute or two, against the whole benchmark's many."""
+    header, lines = long_race(LONG_GAME)
+    report_start(work, header, lines, long=False)
+    report_replay(write_record(work / "long.record", header, lines), LONG_GAME)
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmark and print its figures."""
+    if args.quick:
+        with tempfile.TemporaryDirectory(dir=args.dir) as scratch:
+            quick_bench(pathlib.Path(scratch))
+        return 0
     records = session_records()
     with tempfile.TemporaryDirectory(dir=args.dir) as scratch:
         work = pathlib.Path(scratch)
@@ -943,8 +965,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         report_pace(play_session(records, True, work, pace=TABLE_PACE), TABLE_PACE)
         report_presses(found)
         report_latency(play_session(records, False, work))
-        with_pages = play_session(records, False, work, pages=PAGES)
-        print(f"with the phone view on and {PAGES} pages open ({with_pages.page_events} updates each):")
+        with_pages = play_session(records, False, work, pages=MAX_PAGES)
+        print(f"with the phone view on and {MAX_PAGES} pages open ({with_pages.page_events} updates each):")
         report_latency(with_pages)
         report_phone_memory(work)
         print(f"CPU time of the daemon per entry typed into a {LONG_GAME:,}-entry game (its loop and the"

@@ -386,6 +386,8 @@ def build_parser() -> argparse.ArgumentParser:
                                          "memory, idle CPU and replay speed")
     bench.add_argument("--idle", default="10", help="seconds of idle to measure (10)")
     bench.add_argument("--dir", help="where the scratch store goes (default: the system's temp dir)")
+    bench.add_argument("--quick", action="store_true",
+                       help="only start to first frame and replay against the reference engine")
     bench.set_defaults(func=cmd_bench)
 
     doctor = sub.add_parser("doctor", help="check the display bus, keys, permissions, serial "

@@ -1,5 +1,5 @@
 """The yardstick is honest: the plain reference engine that ``companion bench`` times beside
-``companion replay`` (``benchmarks/reference_replay.py``) does the same job on Microbot races:
+``companion replay`` (``companion/benchdata/reference_replay.py``) does the same job on Microbot races:
 the same summary for a legal record, the same first illegal line for an illegal one.
 """
 
@@ -25,7 +25,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="module")
 def reference() -> ModuleType:
     spec = importlib.util.spec_from_file_location("reference_replay",
-                                                  ROOT / "benchmarks" / "reference_replay.py")
+                                                  ROOT / "companion" / "benchdata" / "reference_replay.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -12,7 +12,10 @@ odd line ends and byte-order marks, long-line limits, other games, readable refu
 every kind of bad word (a bad number here is just "bad number"). A legal record gives the
 same summary as ``companion replay``; an illegal one gives ``FILE:LINE: reason`` and exit 1.
 
-    python benchmarks/reference_replay.py RECORD
+    python companion/benchdata/reference_replay.py RECORD
+
+It ships with the package (as data, beside the benchmark's records), so that ``companion
+bench`` run from an installed copy compares with it too.
 """
 
 import json
