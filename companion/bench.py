@@ -13,18 +13,22 @@ Benchmarks print figures; the test suite never asserts on timings.
 from __future__ import annotations
 
 import argparse
+import json
+import logging
 import os
 import pathlib
 import queue
 import random
 import re
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -32,10 +36,12 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from typing import Any
 
+from luma.oled.device import sh1106, ssd1306
 from PIL import Image
 
 from companion import checkpoint
-from companion.config import Config
+from companion.backup import REBASE, Backups, changes_of, copies
+from companion.config import Config, PhoneConfig
 from companion.daemon import Daemon
 from companion.games import GAMES
 from companion.games.base import Choice, Line, Roll, usable
@@ -45,7 +51,9 @@ from companion.io.display import NoDisplay, Output
 from companion.io.keylogic import KeyLogic
 from companion.io.pages import PAGED
 from companion.io.testing import context_switches
+from companion.phone import PhoneView
 from companion.record import Header, Replayed, format_record, replay_text
+from companion.session import Session
 from companion.statedir import STORE_FILE
 from companion.store import Store
 from companion.ui.app import App
@@ -88,8 +96,6 @@ class Panels(NoDisplay):
     """One frame in, every controller and driver out: ours and luma's, both chips."""
 
     def __init__(self, with_stock: bool) -> None:
-        from luma.oled.device import sh1106, ssd1306
-
         self.models: dict[str, Counter] = {}
         self.devices: dict[str, Any] = {}
         stock = {"ssd1306": ssd1306, "sh1106": sh1106}
@@ -179,9 +185,6 @@ def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.P
     store = TimedStore(path)
     phone = None
     if pages:
-        from companion.config import PhoneConfig
-        from companion.phone import PhoneView
-
         phone = PhoneView(PhoneConfig(True, "127.0.0.1", 0), None, path)
         phone.start()
     app = App(store, Config(), rng=random.Random(1), phone=phone)
@@ -282,9 +285,6 @@ class PageReader:
     VERSION = re.compile(rb'^data: \{"version":([0-9]+)', re.MULTILINE)  # an unnamed event: a snapshot
 
     def __init__(self, url: str) -> None:
-        import socket
-        import urllib.parse
-
         where = urllib.parse.urlsplit(url.lower())
         token = url.rstrip("/").rsplit("/", 1)[1]
         self.sock = socket.create_connection(("127.0.0.1", where.port or 80), timeout=30)
@@ -328,9 +328,6 @@ def entry_costs(work: pathlib.Path, pages: int | None) -> list[float]:
     """The daemon's CPU time (its loop and the phone view's threads, not the pages') for
     each of :data:`ENTRIES` entries typed into a :data:`LONG_GAME`-entry game, until every
     open page has it. ``pages``: None with the view off."""
-    from companion.config import PhoneConfig
-    from companion.phone import PhoneView
-
     header, lines = long_race(LONG_GAME + ENTRIES)
     state = work / f"entries-{pages}"
     store_long_game(state, header, lines[:LONG_GAME])
@@ -475,9 +472,6 @@ def idle_wakeups(work: pathlib.Path, seconds: float) -> Idle:
 
 def report_phone_memory(work: pathlib.Path) -> None:
     """Peak resident memory of the daemon with the view off, and on with every page open."""
-    import json
-    import socket
-
     with socket.socket() as probe:  # a free port for the view
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -657,11 +651,6 @@ def report_backups(work: pathlib.Path, records: list[Replayed]) -> float:
     games and in one of many; the copies are made in this thread, as the worker would. The
     daemon's peak memory starting a game in the largest store, its first (whole) copy made
     meanwhile, is returned."""
-    import logging
-
-    from companion.backup import REBASE, Backups, changes_of, copies
-    from companion.session import Session
-
     logging.getLogger("companion.backup").setLevel(logging.WARNING)  # not a line a copy here
     peak = 0.0
     for games in BACKUP_GAMES:

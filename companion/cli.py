@@ -439,9 +439,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def replay_only(argv: Sequence[str]) -> str | None:
-    """The file of a plain ``replay FILE``, which runs without building the parser: argparse
-    and its help machinery are a fifth of a replay's start-up. Anything else (a flag, a
-    missing or extra word) goes through the parser, so its refusals and help are unchanged.
+    """The file of a plain ``replay FILE``, which runs without building the parser (a
+    start-up trick, docs/startup.md). Anything else (a flag, a missing or extra word) goes
+    through the parser, so its refusals and help are unchanged.
 
     >>> replay_only(["replay", "game.record"]), replay_only(["replay", "-"])
     ('game.record', '-')

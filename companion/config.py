@@ -27,6 +27,7 @@ from typing import Any, Literal, TypeVar, get_args
 
 from companion.exc import ConfigError, DisplayError, FileRefused
 from companion.games.base import RESERVED_NAMES
+from companion.io import INPUTS
 from companion.record import NAME
 from companion.smallfile import read_small, set_aside, write_small
 
@@ -290,8 +291,6 @@ def parse(data: dict[str, Any], file: str) -> Config:
 def read_inputs(top: TableReader, opened: Mapping[str, TableReader] | None = None) -> dict[str, Any]:
     """Every registered input's settings, each read from its own table of ``top`` (or the
     one already ``opened``): ``companion.io.base.Input.read``."""
-    from companion.io import INPUTS  # the registry: each input loads when first read
-
     found: dict[str, Any] = {}
     for name, kit in INPUTS.items():
         table = opened[name] if opened and name in opened else top.table_of(name)

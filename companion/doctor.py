@@ -34,10 +34,11 @@ from dataclasses import dataclass, field
 from typing import Final, Literal, NamedTuple, Protocol
 
 from companion.backup import copies
-from companion.config import Config, load
+from companion.config import Config, load, read_settings, settings_path
 from companion.exc import ConfigError, DisplayError
 from companion.io.base import Claim
 from companion.io.pins import claims_of, clashes, display_claims
+from companion.phone import STATE_FILE, read_choice
 from companion.smallfile import file_kind
 from companion.statedir import COMPANIONS, examine, locate, not_a_file, not_a_store
 from companion.store import Store
@@ -685,9 +686,6 @@ class Doctor:
         doctor so runs the companion by hand), not for the service's: the doctor is not the
         service's user, and systemd gives the service its directory at every start.
         """
-        from companion.config import Config, read_settings, settings_path
-        from companion.phone import STATE_FILE, read_choice
-
         directory = self.state_directory()
         real = pathlib.Path(self.machine.at(directory))
         unusable = examine(real)

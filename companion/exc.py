@@ -142,7 +142,7 @@ if TYPE_CHECKING:  # what the type checker sees of the class that __getattr__ be
 def __getattr__(name: str) -> type[CompanionError]:
     """Make :class:`Unreadable` the first time it is asked for (PEP 562): it derives from
     sqlite3's error, and ``companion replay``, which opens no store, need not load sqlite3
-    (3-5 ms of its start) for it."""
+    for it (a start-up trick, docs/startup.md)."""
     if name != "Unreadable":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import sqlite3

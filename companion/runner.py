@@ -30,6 +30,7 @@ from companion.intents import KINDS, Intent, Kind, Role
 from companion.io import INPUTS
 from companion.io.base import Input, LostPin, reason
 from companion.io.display import NoDisplay, Output, TerminalDisplay, capture_device, luma_opener, pygame_device
+from companion.io.keyboard import TAP, Keyboard
 from companion.io.keylogic import KeyLogic, hold_hint, stand_ins
 from companion.io.pins import check_pins
 from companion.io.serial import SerialPort
@@ -183,8 +184,6 @@ def press_pin(inputs: list[Input[Any]], role: Kind) -> bool:
     Runs on the keyboard thread and sleeps there, so keys typed quickly are tapped one after
     the other instead of landing on a pin that is still held down.
     """
-    from companion.io.keyboard import TAP
-
     for made in inputs:
         pin = next((claim.pin for claim in made.claimed() if claim.role == role), None)
         if pin is not None and made.factory is not None:
@@ -317,8 +316,6 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
                 keys.holds = stand_ins(set().union(*(made.keys for made in inputs)))
                 report_lost([pin for made in inputs for pin in made.lost], keys.holds, app)
             if keyboard_drives:
-                from companion.io.keyboard import Keyboard
-
                 keyboard = Keyboard(sys.stdin.fileno(), events, partial(press_pin, inputs or []))
                 keyboard.start()
                 stack.callback(keyboard.close)

@@ -39,7 +39,8 @@ WHERE = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 @cache
 def import_part(where: str) -> Any:
     """Resolve ``"module:name"`` once: the import on first use, a dictionary lookup after.
-    (``pkgutil.resolve_name`` does the same, but loading pkgutil costs a replay 1.5 ms.)
+    (``pkgutil.resolve_name`` does the same, but loading ``pkgutil`` costs replay: a start-up
+    trick, docs/startup.md.)
 
     >>> import_part("companion.games.base:TABLE")
     'table'

@@ -44,10 +44,9 @@ def valueclass(cls: type[T]) -> type[T]:
     dataclass, and :func:`companion.games.frozen.replace` copies it.
 
     Why not dataclasses: every ``companion replay`` and every start of the box loads these
-    types and an engine, and there ``dataclasses`` cost more than the rules themselves.
-    Importing it pulls in ``inspect`` (``ast``, ``dis``, ``tokenize``: about 10 ms on a PC),
-    and it compiles five methods for each class (about 1 ms a class). This compiles only
-    ``__init__`` and shares the rest. On a Pi every millisecond is about ten.
+    types and an engine, and importing ``dataclasses`` (``inspect`` with it) and compiling
+    five methods a class cost them more than the rules themselves. This compiles only
+    ``__init__`` and shares the rest: a start-up trick, docs/startup.md has what it buys.
 
     A class may define ``__post_init__``, which ``__init__`` calls last, and properties and
     cached properties of its own; fields are read from the class and its value bases.

@@ -2,9 +2,9 @@
 
 Every record line makes a new state value from the last, so the cost of that copy is the
 cost of a replay. ``dataclasses.replace`` calls the class's ``__init__``, which sets each of
-the twenty-odd fields on its own (a frozen class cannot assign them): about 7 µs a copy,
-most of a line's time. Giving a bare instance a merged copy of the instance dictionary makes
-the same value in a tenth of that. It copies the engines' value classes
+the twenty-odd fields on its own (a frozen class cannot assign them). Giving a bare instance
+a merged copy of the instance dictionary makes the same value for a fraction of that: a
+start-up trick, docs/startup.md has what it buys. It copies the engines' value classes
 (:func:`companion.games.base.valueclass`) and plain frozen dataclasses alike.
 
 >>> from dataclasses import dataclass

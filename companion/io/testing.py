@@ -24,10 +24,13 @@ from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
+from gpiozero import DigitalInputDevice
 from gpiozero.exc import PinInvalidPin
 from gpiozero.pins.mock import MockFactory
 
+from companion.config import parse
 from companion.intents import KINDS, Intent
+from companion.io import INPUTS
 from companion.io.base import Edge, Input
 
 #: Makes the input on the pins of the factory it is given, putting its events on the queue
@@ -79,9 +82,6 @@ class Clock:
 def example(table: str) -> Make:
     """How to make the input registered under ``table``, set up by its own example table
     read as the configuration file's (``companion.io.base.Input.example``)."""
-    from companion.config import parse
-    from companion.io import INPUTS
-
     kind = INPUTS[table].input
     settings = parse({table: dict(kind.example)}, f"{kind.__name__}.example").inputs[table]
     expect(settings is not None, f"{kind.__name__}.example does not set it up")
@@ -144,8 +144,6 @@ def check_opens_what_it_claims(make: Make) -> list[int]:
 
 def check_free(factory: PinFactory, pins: list[int], name: str) -> None:
     """Every one of ``pins`` can be opened again on ``factory``."""
-    from gpiozero import DigitalInputDevice
-
     for pin in pins:
         if pin in factory.fails:
             continue

@@ -21,6 +21,7 @@ from companion.clock import UNSURE_MARK
 from companion.config import ROLLS, C, Config, remembered_after
 from companion.dice import FAIR
 from companion.exc import RecordError, Unreadable, UnreadableRecord
+from companion.gamelog import GameLog
 from companion.games import GAMES
 from companion.games.base import IllegalLine, counted
 from companion.intents import Intent
@@ -41,6 +42,7 @@ from companion.ui.draw import (
 )
 from companion.ui.games import screen_title
 from companion.ui.keytest import KeyEdge, KeyTest, PatternTest
+from companion.ui.log import LogScreen
 from companion.ui.play import PlayScreen
 from companion.ui.setup import NewGame
 from companion.ui.widgets import Item, Menu, Numbers, Page, Screen, confirm
@@ -311,9 +313,6 @@ class App:
 
     def show_log(self, gid: int) -> None:
         """A stored game's Log; a game whose header cannot be read is said so, and kept."""
-        from companion.gamelog import GameLog
-        from companion.ui.log import LogScreen
-
         try:
             whole = GameLog(self.store, gid)
         except (RecordError, UnreadableRecord, KeyError, Unreadable) as err:

@@ -36,12 +36,15 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from PIL import Image
+from waitress import wasyncore
+from waitress.adjustments import Adjustments
 
-from companion.bgstats import PushLinks
-from companion.exc import PageClosed
+from companion.bgstats import PushLinks, read_play, share_file
+from companion.exc import NotAPlay, PageClosed
+from companion.games import title
 from companion.salvage import read_only
 from companion.session import Session
-from companion.stats import DiceBook
+from companion.stats import DiceBook, as_json, players
 from companion.store import Store
 from companion.web.feed import NO_GAME, PAGE, Change, RecordFeed, latest, part
 from companion.web.gate import SHOWN_MOST, GatedServer, Link, pool_size
@@ -339,8 +342,6 @@ class PhoneApp:
 
     def history(self, start: Start) -> Iterable[bytes]:
         """Finished games, newest first: title, players, winners."""
-        from companion.games import title
-
         store = self.store()
         try:
             rows = store.games("over")
@@ -354,8 +355,6 @@ class PhoneApp:
 
     def stats(self, start: Start) -> Iterable[bytes]:
         """Who wins, and the dice against fair ones: ``companion stats --json``."""
-        from companion.stats import as_json, players
-
         store = self.store()
         try:
             body = json.dumps(as_json(players(store), self.dice.tallies(store))).encode()
@@ -365,9 +364,6 @@ class PhoneApp:
 
     def plays(self, start: Start, which: str) -> Iterable[bytes]:
         """BG Stats' share file of one finished game, or of them all."""
-        from companion.bgstats import read_play, share_file
-        from companion.exc import NotAPlay
-
         store = self.store()
         try:
             gids = [row.id for row in store.games("over", limit=2**31)] if which == "all" else [int(which)]
@@ -435,8 +431,6 @@ class PhoneServer:
     """The running view: a waitress server on its own thread, fed by :meth:`publish`."""
 
     def __init__(self, address: str, port: int, token: str, store_path: str) -> None:
-        from waitress.adjustments import Adjustments
-
         self.hub = Hub()
         self.link = Link(token)
         self.app = PhoneApp(self.hub, self.link, store_path)
@@ -505,8 +499,6 @@ class PhoneServer:
 
     def close(self) -> None:
         """Stop listening, end every page, and let the threads go."""
-        from waitress import wasyncore
-
         self.hub.close_pages()
         self.server.task_dispatcher.shutdown(timeout=2)
         # The loop's own thread closes its sockets (waitress is not thread-safe otherwise).
