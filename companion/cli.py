@@ -145,14 +145,14 @@ def refuse_foreign(path: str) -> None:
 def cmd_games(args: argparse.Namespace) -> int:
     """List the stored games, most recently changed first (whatever the clock said then);
     one line for each that cannot be read (exit 1)."""
-    from companion.clock import UNSURE_WORDS
+    from companion.clock import UNSURE_WORDS, shown_time
     from companion.options import whole
-    from companion.ui.app import title_of, when
+    from companion.ui.games import title_of
 
     limit = whole("--limit", args.limit, 1, MOST_LISTED, "the number of games to list")
     store = reading_store(args)
-    rows, unreadable = readable_games(store, limit)
-    dates = [when(row.updated, row.updated_synced, f" {UNSURE_WORDS}") for row in rows]
+    rows, unreadable = store.readable_games(limit=limit)
+    dates = [shown_time(row.updated, row.updated_synced, f" {UNSURE_WORDS}") for row in rows]
     width = max(map(len, dates), default=0)
     for row, date in zip(rows, dates, strict=True):
         players = row.header[1].split()[1:] if len(row.header) > 1 else []
@@ -163,27 +163,6 @@ def cmd_games(args: argparse.Namespace) -> int:
         print(f"{store.path}: {problem}; the companion sets it aside at its next start",
               file=sys.stderr)
     return EXIT_ILLEGAL if unreadable else 0
-
-
-def readable_games(store: Any, limit: int) -> tuple[list[Any], list[str]]:
-    """The stored games, and why any could not be read (a damaged value): game by game
-    only when the whole list cannot be read at once."""
-    import sqlite3
-
-    from companion.exc import Unreadable
-
-    try:
-        return store.games(limit=limit), []
-    except (Unreadable, sqlite3.OperationalError):
-        pass
-    rows, problems = [], []
-    for (gid,) in store.db.execute("SELECT id FROM games"):
-        try:
-            rows.append(store.game(gid))
-        except (Unreadable, sqlite3.OperationalError) as err:
-            problems.append(str(err))
-    rows.sort(key=lambda row: (row.touched, row.id), reverse=True)  # the store's own order
-    return rows[:limit], problems
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -229,7 +208,7 @@ def game_number(store: Any, word: str) -> int:
     """The stored game ``word`` names ("latest", or its number); minus the exit code, after
     its line on standard error, when it names none."""
     if word == "latest":
-        rows, unreadable = readable_games(store, 1)  # the latest that can be read
+        rows, unreadable = store.readable_games(limit=1)  # the latest that can be read
         for problem in unreadable:
             print(f"{store.path}: {problem}", file=sys.stderr)
         if not rows:
@@ -256,7 +235,7 @@ def export_plays(args: argparse.Namespace, store: Any) -> int:
         print("--bgstats takes one game; --bgsplay takes several", file=sys.stderr)
         return EXIT_CONFIG
     if args.bgsplay and words == ["all"]:
-        gids: list[int] = [row.id for row in readable_games(store, 2**31)[0] if row.status == "over"]
+        gids: list[int] = [row.id for row in store.readable_games(limit=2**31)[0] if row.status == "over"]
     else:
         gids = [game_number(store, word) for word in words]
         if any(gid < 0 for gid in gids):
@@ -302,15 +281,15 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_stats(args: argparse.Namespace) -> int:
     """Who plays and wins each game, and each game's dice against a fair die's, as text or
     as one JSON object (what History > Players and Dice show on the box)."""
+    from companion.clock import shown_time
     from companion.stats import as_json, as_text, dice, players
-    from companion.ui.app import when
 
     store = reading_store(args)
     records, tallies = players(store), dice(store)
     if args.json:
         print(json.dumps(as_json(records, tallies)))
     else:
-        sys.stdout.write(as_text(records, tallies, when))
+        sys.stdout.write(as_text(records, tallies, shown_time))
     return 0
 
 

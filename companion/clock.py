@@ -25,6 +25,7 @@ True
 
 from __future__ import annotations
 
+import datetime
 import os
 import pathlib
 import time
@@ -37,6 +38,13 @@ SYNC_FLAG = "systemd/timesync/synchronized"
 UNSURE_MARK = "?"
 #: ... and in the command line's listing, in plain words.
 UNSURE_WORDS = "(clock not synced)"
+
+
+def shown_time(stamp: float, synced: bool, unsure: str = UNSURE_MARK) -> str:
+    """A short local date for lists: ``22 Nov 14:05``, and ``unsure`` after it when the
+    clock had not been synchronised as it was read (``22 Nov 14:05?``: it may be wrong)."""
+    shown = datetime.datetime.fromtimestamp(stamp).strftime("%d %b %H:%M")
+    return shown if synced else shown + unsure
 
 
 @dataclass(frozen=True)

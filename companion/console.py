@@ -342,14 +342,14 @@ class Console:
 
     def undo(self) -> tuple[str, bool]:
         session = self.session()
-        undone = session.store.entry(session.gid, session.head)
+        undone = session.entry(session.head)
         session.undo()
         return self.moved("undone", undone)
 
     def redo(self) -> tuple[str, bool]:
         session = self.session()
         session.redo()
-        return self.moved("redone", session.store.entry(session.gid, session.head))
+        return self.moved("redone", session.entry(session.head))
 
     def moved(self, how: str, entry: Entry | None) -> tuple[str, bool]:
         """After undo or redo: the entry it moved over, on the line and on the screen."""

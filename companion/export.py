@@ -16,7 +16,7 @@ from companion.ai import seat_lines
 from companion.exc import RecordError, UnreadableRecord
 from companion.games.base import Summary
 from companion.record import format_record, replay_header, summarise
-from companion.salvage import Row, legal_entries, text_or_bytes
+from companion.salvage import Row, legal_entries
 from companion.session import audited_lines
 from companion.store import Store
 
@@ -38,13 +38,10 @@ class Exported:
 
 def export(store: Store, gid: int, raw: bool = False) -> Exported | None:
     """Game ``gid`` of ``store``, or None when there is no such game."""
-    store.db.text_factory = text_or_bytes  # text that is not UTF-8 is refused below, not here
-    found = store.db.execute("SELECT * FROM games WHERE id = ?", (gid,)).fetchone()
-    if found is None:
+    stored = store.stored(gid)  # text that is not UTF-8 comes as bytes: refused below, not here
+    if stored is None:
         return None
-    row: Row = dict(found)
-    entries = {r["seq"]: dict(r) for r in store.db.execute(
-        "SELECT * FROM entries WHERE game = ? ORDER BY seq", (gid,))}
+    row, entries = stored
     every = stored_lines(row, entries) if raw else b""
     header = row["header"]
     try:

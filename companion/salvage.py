@@ -44,7 +44,7 @@ from companion.games.base import counted
 from companion.record import Replayer, replay_header
 from companion.smallfile import aside_name
 from companion.statedir import not_a_store
-from companion.store import STATUSES, Store, primary, quote
+from companion.store import STATUSES, Store, primary, quote, text_or_bytes
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ def open_store(path: str) -> tuple[Store, str]:
             return salvage(path, f"unreadable text in the store ({err.reason})")
         if not finding:
             return store, ""
-        store.db.close()  # no checkpoint: the files are set aside as they are
+        store.close(fold_log=False)  # the files are set aside as they are
         return salvage(path, finding)
 
 
@@ -154,13 +154,6 @@ def read_only(path: str | pathlib.Path) -> sqlite3.Connection:
     db.text_factory = text_or_bytes
     db.execute("PRAGMA writable_schema = ON")
     return db
-
-
-def text_or_bytes(raw: bytes) -> str | bytes:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw
 
 
 # --- where rows come from ---

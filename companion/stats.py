@@ -163,17 +163,7 @@ class PlayerRecord:
 
 def finished_games(store: Store) -> list[GameRow]:
     """The finished games, newest first; one that cannot be read is left out."""
-    try:
-        return store.games("over", limit=2**31)
-    except (Unreadable, sqlite3.DatabaseError):
-        pass
-    rows = []
-    for (gid,) in store.db.execute("SELECT id FROM games WHERE status = 'over' ORDER BY touched DESC").fetchall():
-        try:
-            rows.append(store.game(gid))
-        except (Unreadable, sqlite3.DatabaseError):
-            continue
-    return rows
+    return store.readable_games("over", limit=2**31)[0]
 
 
 def seated(row: GameRow) -> list[str]:
@@ -310,11 +300,6 @@ class DiceCounter:
                     self.counts.items(), key=lambda kv: (title(kv[0][0]), order.index(kv[0][1]), kv[0][2]))]
 
 
-def game_ids(store: Store) -> list[int]:
-    """Every stored game's number, in the order they were made."""
-    return [gid for (gid,) in store.db.execute("SELECT id FROM games ORDER BY id")]
-
-
 def count_game(counter: DiceCounter, store: Store, gid: int) -> int:
     """Count one stored game's dice (none for a game that cannot be read); its entries."""
     try:
@@ -328,7 +313,7 @@ def count_game(counter: DiceCounter, store: Store, gid: int) -> int:
 def dice(store: Store) -> list[Tally]:
     """The faces of every stored game, by game, source and die."""
     counter = DiceCounter()
-    for gid in game_ids(store):
+    for gid in store.game_ids():
         count_game(counter, store, gid)
     return counter.tallies()
 
@@ -347,7 +332,7 @@ class DiceBook:
 
     def tallies(self, store: Store) -> list[Tally]:
         total = DiceCounter()
-        for gid, touched in store.db.execute("SELECT id, touched FROM games ORDER BY id").fetchall():
+        for gid, touched in store.touched().items():
             with self._lock:
                 kept = self._games.get(gid)
             if kept is None or kept[0] != touched:

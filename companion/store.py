@@ -27,7 +27,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from companion.clock import SYSTEM, Clock
 from companion.exc import NoSuchGame, Unreadable
@@ -212,10 +212,13 @@ class Store:
             self.db.close()  # a damaged or locked file: the caller decides, and may retry
             raise
 
-    def close(self) -> None:
-        """Checkpoint the log into the main file, then close the connection (a clean stop)."""
-        with contextlib.suppress(sqlite3.Error):  # a damaged or busy file still closes;
-            self.checkpoint()  # the log keeps what it holds
+    def close(self, fold_log: bool = True) -> None:
+        """Checkpoint the log into the main file, then close the connection (a clean stop);
+        ``fold_log`` False closes and leaves the files as they are (a file being set aside,
+        one opened read-only)."""
+        if fold_log:
+            with contextlib.suppress(sqlite3.Error):  # a damaged or busy file still closes;
+                self.checkpoint()  # the log keeps what it holds
         self.db.close()
 
     def checkpoint(self) -> None:
@@ -253,6 +256,16 @@ class Store:
         """SQLite's quick check of the whole file: "" when sound, else its first finding."""
         findings = [row[0] for row in self.db.execute("PRAGMA quick_check")]
         return "" if findings == ["ok"] else str(findings[0])
+
+    def integrity(self) -> list[str]:
+        """SQLite's full integrity check (every index against its table too, as the doctor
+        asks): its findings, ``["ok"]`` when the file is sound."""
+        return [str(row[0]) for row in self.db.execute("PRAGMA integrity_check")]
+
+    def data_version(self) -> int:
+        """SQLite's count of changes other connections committed (``PRAGMA data_version``):
+        a read of shared memory, no disk, so cheap enough to ask at every press."""
+        return int(self.db.execute("PRAGMA data_version").fetchone()[0])
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -548,6 +561,47 @@ class Store:
             raise NoSuchGame(gid)
         return self._row(row)
 
+    def game_ids(self) -> list[int]:
+        """Every stored game's number, in the order they were made."""
+        return [gid for (gid,) in self.db.execute("SELECT id FROM games ORDER BY id")]
+
+    def touched(self) -> dict[int, int]:
+        """Each game's place in the order of changes (``touched``), by its number: a game
+        whose place moved has changed since it was last read."""
+        return dict(self.db.execute("SELECT id, touched FROM games ORDER BY id").fetchall())
+
+    def readable_games(self, status: Status | None = None, limit: int = 50) -> tuple[list[GameRow], list[str]]:
+        """:meth:`games`, and why any could not be read (a damaged value): read game by game
+        only when the whole list cannot be read at once, each one that can be kept."""
+        try:
+            return self.games(status, limit), []
+        except sqlite3.DatabaseError:  # (Unreadable is one too)
+            pass
+        rows, problems = [], []
+        where, args = (" WHERE status = ?", (status,)) if status is not None else ("", ())
+        for (gid,) in self.db.execute(f"SELECT id FROM games{where}", args).fetchall():
+            try:
+                rows.append(self.game(gid))
+            except sqlite3.DatabaseError as err:
+                problems.append(str(err))
+        rows.sort(key=lambda row: (row.touched, row.id), reverse=True)  # as games() orders them
+        return rows[:limit], problems
+
+    def stored(self, gid: int) -> tuple[dict[str, Any], dict[int, dict[str, Any]]] | None:
+        """Game ``gid``'s row and its entries by position as they are stored, text that is not
+        UTF-8 kept as bytes (export reads a damaged game as far as it goes); None for no such
+        game."""
+        self.db.text_factory = text_or_bytes
+        try:
+            found = self.db.execute("SELECT * FROM games WHERE id = ?", (gid,)).fetchone()
+            if found is None:
+                return None
+            entries = {r["seq"]: dict(r) for r in self.db.execute(
+                "SELECT * FROM entries WHERE game = ? ORDER BY seq", (gid,))}
+            return dict(found), entries
+        finally:
+            self.db.text_factory = str
+
     def games(self, status: Status | None = None, limit: int = 50) -> list[GameRow]:
         """Games, most recently changed first (by sequence, whatever the clock said),
         optionally only those with ``status``."""
@@ -626,6 +680,15 @@ class Store:
                            updated_synced == 1)
         except (ValueError, TypeError, AttributeError) as err:
             raise Unreadable(f"game {row['id']} cannot be read: {err}") from None
+
+
+def text_or_bytes(raw: bytes) -> str | bytes:
+    """A stored text value as text, or as its bytes when it is not UTF-8 (damaged): what
+    reads a damaged store as far as it goes takes for ``text_factory``."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw
 
 
 def _entry(gid: int, seq: int, text: object, rolled: object) -> Entry:

@@ -10,7 +10,8 @@ from collections.abc import Callable
 import pytest
 
 from companion import cli, doctor
-from companion.doctor import FAIL, FIXES, OK, WARN, Finding
+from companion.doctor import FAIL, FIXES, OK, WARN, Finding, gpio
+from companion.doctor.machine import answers
 from companion.store import Store
 from tests.doctor_pi import WAVESHARE, FakePi, broken_pi
 
@@ -611,8 +612,8 @@ def test_the_bus_is_probed_as_i2cdetect_does() -> None:
             pass
 
     bus = WriteOnlyPanelAndEeprom()
-    assert doctor.answers(bus, 0x3C) and doctor.answers(bus, 0x50)
-    assert not doctor.answers(bus, 0x3D)
+    assert answers(bus, 0x3C) and answers(bus, 0x50)
+    assert not answers(bus, 0x3D)
     assert probes == [("quick", 0x3C), ("read", 0x50), ("quick", 0x3D)]
 
 
@@ -620,13 +621,13 @@ def test_the_kernel_line_info_decodes_the_uapi_struct() -> None:
     """The ioctl's 256-byte answer: consumer at 32, flags (USED = bit 0) at 72."""
     import struct
 
-    info = bytearray(doctor.LINE_INFO_SIZE)
+    info = bytearray(gpio.LINE_INFO_SIZE)
     info[32:36] = b"w1\0\0"
-    struct.pack_into("=Q", info, doctor.FLAGS_AT, doctor.GPIO_V2_LINE_FLAG_USED)
-    assert doctor.GPIO_V2_GET_LINEINFO_IOCTL == (3 << 30) | (256 << 16) | (0xB4 << 8) | 0x05
-    assert doctor.GPIO_GET_CHIPINFO_IOCTL == (2 << 30) | (68 << 16) | (0xB4 << 8) | 0x01
-    assert doctor.decode_line(bytes(info)) == "w1"
-    assert doctor.decode_line(bytes(doctor.LINE_INFO_SIZE)) is None
+    struct.pack_into("=Q", info, gpio.FLAGS_AT, gpio.GPIO_V2_LINE_FLAG_USED)
+    assert gpio.GPIO_V2_GET_LINEINFO_IOCTL == (3 << 30) | (256 << 16) | (0xB4 << 8) | 0x05
+    assert gpio.GPIO_GET_CHIPINFO_IOCTL == (2 << 30) | (68 << 16) | (0xB4 << 8) | 0x01
+    assert gpio.decode_line(bytes(info)) == "w1"
+    assert gpio.decode_line(bytes(gpio.LINE_INFO_SIZE)) is None
 
 
 # --- the command and its documentation ---

@@ -400,8 +400,8 @@ def test_a_value_that_cannot_be_read_sets_the_store_aside_and_the_rest_opens(
         assert store.unreadable() == ""
         app = App(store, Config())
         assert app.resume_latest()  # the start goes on to the latest game
-        app.history()
-        app.home_items()
+        app.home.history()
+        app.home.items()
     finally:
         store.close()
 

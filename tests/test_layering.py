@@ -169,9 +169,21 @@ def reaches_into_the_store(name: str) -> int:
                     or (isinstance(node.value, ast.Attribute) and node.value.attr == "session")))
 
 
-def test_screens_ask_the_session_not_its_store() -> None:
-    reaching = {name: reaches_into_the_store(name) for name in modules() if under(name, SCREENS)}
+def test_screens_and_the_console_ask_the_session_not_its_store() -> None:
+    reaching = {name: reaches_into_the_store(name) for name in modules()
+                if under(name, SCREENS) or name == "companion.console"}
     assert {name: count for name, count in reaching.items() if count} == KNOWN_REACHES
+
+
+def test_only_the_store_runs_sql_on_its_connection() -> None:
+    """Every module asks the store for what it needs (a method of :class:`Store`); none
+    reaches for its connection (``store.db``). A module's own connection (``self.db``, a
+    copy's, a file being salvaged) is its own business."""
+    reaching = {name for name, path in modules().items() if name != "companion.store" and any(
+        isinstance(node, ast.Attribute) and node.attr == "db"
+        and not (isinstance(node.value, ast.Name) and node.value.id == "self")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))}
+    assert reaching == set()
 
 
 @pytest.mark.parametrize("name", ["companion.session", "companion.store", "companion.record",

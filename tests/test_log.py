@@ -114,7 +114,7 @@ def test_every_line_of_the_log_is_on_the_screen_whole(path: str, record: pathlib
     gid = import_stream(io.BytesIO(record.read_bytes()), lambda: Store(path))
     app = App(store, Config(), rng=random.Random(1))
     if store.game(gid).status == "over":
-        app.show_log(gid)
+        app.home.show_log(gid)
     else:
         app.open(gid)
         play = app.top
@@ -147,7 +147,7 @@ def test_the_log_of_players_with_the_longest_names_is_whole(path: str, record: p
     gid = import_stream(io.BytesIO(text.encode()), lambda: Store(path))
     app = App(store, Config(), rng=random.Random(1))
     if store.game(gid).status == "over":
-        app.show_log(gid)
+        app.home.show_log(gid)
     else:
         app.open(gid)
         play = app.top
@@ -174,7 +174,7 @@ def test_a_game_with_nothing_logged_says_so(store: Store) -> None:
 def test_the_log_of_a_finished_game_opens_from_history(store: Store) -> None:
     import_stream(io.BytesIO((GOLDEN / "microbot-racers" / "draw.record").read_bytes()), lambda: Store(store.path))
     app = App(store, Config(), rng=random.Random(1))
-    app.history()
+    app.home.history()
     labels = [i.label for i in app.top.items]  # type: ignore[attr-defined]
     app.handle(Intent("digit", labels.index("Microbot Racers") + 1))
     app.handle(Intent("select"))
@@ -209,7 +209,7 @@ def test_walking_a_long_game_back_to_its_start_reads_it_about_once(tmp_path: pat
     bench.store_long_game(tmp_path, header, lines, checkpoints=False)
     store = Store(str(tmp_path / "companion.sqlite"))
     app = App(store, Config(), rng=random.Random(1))
-    app.show_log(1)
+    app.home.show_log(1)
     screen = app.top
     assert isinstance(screen, LogScreen)
     log = screen.log

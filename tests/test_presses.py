@@ -130,7 +130,7 @@ def test_a_card_starts_on_the_terrain_and_the_value_worth_most(tmp_path: pathlib
 
 def test_an_option_menu_keeps_its_order_and_starts_on_the_default(tmp_path: pathlib.Path) -> None:
     app = App(Store(str(tmp_path / "games.sqlite")), Config(), rng=random.Random(3))
-    app.new_game()
+    app.home.new_game()
     menu = app.top
     assert isinstance(menu, Menu)
     press(app, *["down"] * [item.label for item in menu.items].index("Microbot Racers"), "select")

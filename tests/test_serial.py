@@ -18,8 +18,9 @@ import pytest
 
 from companion.config import ConfigError, PortConfig, parse
 from companion.io.serial import MAX_LINE, LineCutter, PortStatus, SerialLine, SerialPort
-from companion.ui.app import App, link_marks
+from companion.ui.app import App
 from companion.ui.draw import HEADER, WIDTH
+from companion.ui.linkmarks import link_marks
 from tests.consoles import FAST, Loop, attach, step_until
 from tests.harness import PATIENCE, Harness, Tty
 

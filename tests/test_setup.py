@@ -469,7 +469,7 @@ def test_the_set_up_screens_are_whole_and_clear_with_the_longest_names_and_value
     for game_id, game in GAMES.items():
         setup = NewGame(box.app, game_id)
         setup.count_wanted = game.max_players
-        box.app.new_game()
+        box.app.home.new_game()
         setup.ask_name()
         found.update(faults_of(box.app))
         setup.names = list(LONGEST[:game.max_players])

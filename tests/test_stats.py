@@ -216,7 +216,7 @@ def test_history_dice_counts_a_slice_between_presses_then_shows_charts(
             session.play([Line("table", "roll", (str(rng.randint(1, 5)), "6"))], rolled=True)
             session.undo()  # rolls made and undone: the audit keeps them
     app = App(store, Config(), rng=random.Random(1))
-    app.history()
+    app.home.history()
     app.handle(Intent("down"))
     app.handle(Intent("select"))
     counting = app.top
@@ -276,7 +276,7 @@ def test_the_players_screens_are_whole_on_the_screen(store: Store) -> None:
         if record.with_suffix(".json").exists():
             import_stream(io.BytesIO(record.read_bytes()), lambda: Store(store.path))
     app = App(store, Config(), rng=random.Random(1))
-    app.history()
+    app.home.history()
     assert "Players" in draws_whole(app)
     app.handle(Intent("select"))
     names = [i.label for i in app.top.items]  # type: ignore[attr-defined]

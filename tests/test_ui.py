@@ -188,7 +188,7 @@ def test_a_changed_setting_is_asked_of_the_wiring_which_keeps_it(store: Store, t
     """The settings screen writes no file: it hands the new settings to ``save``."""
     asked: list[Config] = []
     app = App(store, Config(), save=asked.append)
-    app.settings()
+    app.home.settings()
     app.handle(Intent("select"))  # Dim after: 60 s -> 120 s
     assert asked == [replace(Config(), screen=replace(Config().screen, dim_after=120.0))]
     assert app.config.screen.dim_after == 120.0
@@ -200,7 +200,7 @@ def test_a_setting_the_wiring_cannot_keep_is_said_and_still_used(store: Store) -
         raise OSError(errno.ENOSPC, "No space left on device")
 
     app = App(store, Config(), save=full)
-    app.settings()
+    app.home.settings()
     app.handle(Intent("select"))
     assert app.top.message == "settings not saved: No space left on device"
     assert app.config.screen.dim_after == 120.0  # in force until the box restarts
@@ -208,6 +208,6 @@ def test_a_setting_the_wiring_cannot_keep_is_said_and_still_used(store: Store) -
 
 def test_the_key_test_lists_the_inputs_the_wiring_made(store: Store) -> None:
     app = App(store, Config(), inputs=["up", "select", "encoder"])
-    app.hardware_test()
+    app.home.hardware_test()
     app.handle(Intent("select"))
     assert isinstance(app.top, KeyTest) and app.top.expected == ["up", "select", "encoder"]

@@ -1,71 +1,38 @@
-"""The UI controller: a stack of screens, the home menu and the new-game flow.
+"""The app: the stack of screens, and the game being played.
 
 The app is driven by :class:`Intent` values and renders the top screen to a 1-bit image.
 It owns no thread: the daemon's main loop calls :meth:`App.handle` and :meth:`App.frame`.
+The home menu and what it opens are :mod:`companion.ui.home`'s; setting a game up,
+:mod:`companion.ui.setup`'s.
 """
 
 from __future__ import annotations
 
-import datetime
 import logging
 import random
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from functools import partial
 from typing import Any
 
 from PIL import Image, ImageDraw
 
-from companion.clock import UNSURE_MARK
-from companion.config import ROLLS, C, Config, remembered_after
+from companion.config import Config, remembered_after
 from companion.dice import FAIR
 from companion.exc import RecordError, Unreadable, UnreadableRecord
-from companion.gamelog import GameLog
-from companion.games import GAMES
-from companion.games.base import IllegalLine, counted
+from companion.games.base import IllegalLine
 from companion.intents import Intent
 from companion.phone import PhoneView
 from companion.session import Session
-from companion.store import GameRow, Store, primary
-from companion.ui.draw import (
-    BLACK,
-    HEADER,
-    WHITE,
-    WIDTH,
-    blank,
-    length,
-    naming,
-    notice_fits,
-    overdrawn,
-    recording,
-)
-from companion.ui.games import screen_title
+from companion.store import Store, primary
+from companion.ui.draw import blank, naming, notice_fits, overdrawn, recording
+from companion.ui.home import Home
 from companion.ui.keytest import KeyEdge, KeyTest, PatternTest
-from companion.ui.log import LogScreen
+from companion.ui.linkmarks import link_marks
 from companion.ui.play import PlayScreen
-from companion.ui.setup import NewGame
-from companion.ui.widgets import Item, Menu, Numbers, Page, Screen, confirm
+from companion.ui.widgets import Menu, Numbers, Page, Screen
 
 log = logging.getLogger(__name__)
-
-DIM_CHOICES = (30.0, 60.0, 120.0, 300.0, 0.0)
-BLANK_CHOICES = (300.0, 600.0, 1800.0, 0.0)
-MARK = 7  # pixels: the side of a serial port's box in the top bar
-
-
-def when(stamp: float, synced: bool, unsure: str = UNSURE_MARK) -> str:
-    """A short local date for lists: ``22 Nov 14:05``, and ``unsure`` after it when the
-    clock had not been synchronised as it was read (``22 Nov 14:05?``: it may be wrong)."""
-    shown = datetime.datetime.fromtimestamp(stamp).strftime("%d %b %H:%M")
-    return shown if synced else shown + unsure
-
-
-def duration_words(value: float) -> str:
-    """``60.0`` -> ``1 min``; 0 means never."""
-    if not value:
-        return "never"
-    return f"{int(value)} s" if value < 60 else f"{int(value // 60)} min"
 
 
 #: Keeps what the players change on the box (the wiring's; it may raise OSError).
@@ -90,7 +57,8 @@ class App:
         self.save = save
         self.inputs = tuple(inputs)
         self.rng = rng
-        self.stack: list[Screen] = [Menu("Companion", self.home_items)]
+        self.home = Home(self)
+        self.stack: list[Screen] = [Menu("Companion", self.home.items)]
         self.session: Session[Any, Any] | None = None
         #: Names typed while a game is set up, not yet in the roster: a frame may shorten them.
         self.typed_names: tuple[str, ...] = ()
@@ -149,7 +117,7 @@ class App:
         data_version``): a read of shared memory, no disk, so asked at every press outside
         a game (in a game, presses read nothing from the store)."""
         try:
-            return int(self.store.db.execute("PRAGMA data_version").fetchone()[0])
+            return self.store.data_version()
         except sqlite3.Error:
             return getattr(self, "_seen", 0)
 
@@ -246,25 +214,6 @@ class App:
         playing = self.store.games("playing", limit=1)
         return bool(playing) and self.open(playing[0].id)
 
-    # --- home ---
-
-    def home_items(self) -> list[Item]:
-        items = [Item("New game", self.new_game)]
-        playing = self.store.games("playing")
-        if len(playing) == 1:
-            items.insert(0, Item("Resume", lambda: self.open(playing[0].id), hint_title(playing[0])))
-        elif playing:
-            items.insert(0, Item("Resume", self.resume_menu, f"{len(playing)} games"))
-        items += [Item("History", self.history), Item("Rules", self.rules),
-                  Item("Settings", self.settings)]
-        return items
-
-    def resume_menu(self) -> None:
-        self.push(Menu("Resume", [
-            Item(title_of(row), partial(self.open, row.id), when(row.updated, row.updated_synced))
-            for row in self.store.games("playing")
-        ]))
-
     def open(self, gid: int) -> bool:
         """Show a stored game at its pending prompt (home stays beneath).
 
@@ -289,101 +238,6 @@ class App:
         self.session = None
         del self.stack[1:]
 
-    def history(self) -> None:
-        def details(row: GameRow) -> None:
-            players = row.header[1].split()[1:] if len(row.header) > 1 else []
-            body = (f"{title_of(row)}\n{when(row.created, row.created_synced)}\n"
-                    f"Players: {', '.join(players)}.\n"
-                    f"Winners: {', '.join(row.winners) or 'nobody'}.\n"
-                    f"{counted(row.head, 'entry', 'entries')}.")
-            self.push(Page("Finished game", body))
-
-        def show(row: GameRow) -> None:
-            self.push(Menu(title_of(row), [
-                Item("Log", partial(self.show_log, row.id), counted(row.head, "entry", "entries")),
-                Item("Details", partial(details, row))]))
-
-        from companion.ui.stats import DiceCount, players_menu
-
-        rows = self.store.games("over")
-        items = [Item("Players", lambda: self.push(players_menu(self.store, self, when)), "who wins"),
-                 Item("Dice", lambda: self.push(DiceCount(self.store, self)), "are they fair"),
-                 *(Item(title_of(row), partial(show, row), ", ".join(row.winners) or "draw") for row in rows)]
-        self.push(Menu("History", items))
-
-    def show_log(self, gid: int) -> None:
-        """A stored game's Log; a game whose header cannot be read is said so, and kept."""
-        try:
-            whole = GameLog(self.store, gid)
-        except (RecordError, UnreadableRecord, KeyError, Unreadable) as err:
-            log.error("game %s cannot be read (%s); it stays in the store", gid, err)
-            self.toast(f"Game {gid} cannot be read; kept")
-            return
-        self.push(LogScreen(whole))
-
-    def rules(self) -> None:
-        def pages(game_id: str) -> None:
-            game = GAMES[game_id]
-            title = screen_title(game_id)
-            self.push(Menu(title, [
-                Item(topic.capitalize() or "Overview", partial(self.push, Page(title, body)))
-                for topic, body in game.pages.items()
-            ]))
-        self.push(Menu("Rules", [Item(screen_title(game_id), partial(pages, game_id)) for game_id in GAMES]))
-
-    def settings(self) -> None:
-        def cycle(key: str, choices: tuple[float, ...]) -> Callable[[], None]:
-            def run() -> None:
-                now = getattr(self.config.screen, key)
-                later = choices[(choices.index(now) + 1) % len(choices)] if now in choices else choices[0]
-                self.save_screen(**{key: later})
-            return run
-
-        def items() -> list[Item]:
-            screen = self.config.screen
-            return [
-                Item("Dim after", cycle("dim_after", DIM_CHOICES), duration_words(screen.dim_after)),
-                Item("Blank after", cycle("blank_after", BLANK_CHOICES), duration_words(screen.blank_after)),
-                Item("Shift image", lambda: self.save_screen(shift=not screen.shift),
-                     "on" if screen.shift else "off"),
-                Item("Rolls", lambda: self.save_screen(rolls=next_of(ROLLS, screen.rolls)),
-                     screen.rolls.replace("-", " ")),
-                Item("Test keys & screen", self.hardware_test),
-                *self.phone_items(),
-            ]
-        self.push(Menu("Settings", items))
-
-    def hardware_test(self) -> None:
-        """Settings > Test keys & screen: the key test, or the display patterns."""
-        self.push(Menu("Test", [Item("Keys", lambda: self.push(KeyTest(self.inputs)),
-                                     "hold 2 s: out"),
-                                Item("Screen patterns", lambda: self.push(PatternTest()))]))
-
-    def phone_items(self) -> list[Item]:
-        """Turn the phone view on or off, show its link, or make a new link."""
-        phone = self.phone
-        if phone is None:
-            return []
-
-        def turn() -> None:
-            problem = phone.turn(not phone.enabled)
-            if phone.failure or problem:
-                self.toast(phone.failure or problem)
-
-        def renew() -> None:
-            self.toast(phone.renew() or "New link: open pages closed")
-
-        def link() -> None:
-            from companion.ui.phone import LinkScreen
-
-            self.push(LinkScreen(phone.url))
-
-        items = [Item("Phone view", turn, "on" if phone.enabled else "off")]
-        if phone.server is not None:
-            items += [Item("Show link", link, "QR code"),
-                      Item("New link", lambda: self.push(confirm("Close open pages?", "Yes, new link",
-                                                                 renew, self)))]
-        return items
 
     def save_screen(self, **changes: Any) -> None:
         self.keep(replace(self.config, screen=replace(self.config.screen, **changes)))
@@ -403,63 +257,3 @@ class App:
             except OSError as err:
                 self.toast(f"settings not saved: {err.strerror}")
 
-    # --- new game: the game, then the set-up's questions (companion.ui.setup) ---
-
-    def new_game(self) -> None:
-        def setup(game_id: str) -> None:
-            NewGame(self, game_id).count()
-
-        menu = Menu("New game", [Item(screen_title(game_id), partial(setup, game_id))
-                                 for game_id in GAMES])
-        last = self.store.games(limit=1)  # the table likely plays the same game again
-        if last and last[0].game in GAMES:
-            menu.cursor = list(GAMES).index(last[0].game)
-        self.push(menu)
-
-
-def next_of(choices: tuple[C, ...], now: C) -> C:
-    """The setting after ``now``, round to the first.
-
-    >>> next_of(("at-once", "one-by-one"), "one-by-one")
-    'at-once'
-    """
-    return choices[(choices.index(now) + 1) % len(choices)]
-
-
-def link_marks(image: Image.Image, links: list[bool]) -> None:
-    """One small box per serial port in the top bar: solid while its device is connected,
-    crossed out while it is not. The boxes go in the right-most gap between the bar's words
-    (they never cover them); a bar with no room, or a screen without a bar, shows none."""
-    need = len(links) * (MARK + 2) + 2
-    rows = image.crop((0, 1, WIDTH, HEADER - 1)).convert("L").tobytes()
-    run = 0
-    for x in range(WIDTH - 1, -1, -1):
-        run = run + 1 if all(rows[x::WIDTH]) else 0
-        if run == need:
-            break
-    else:
-        return
-    draw = ImageDraw.Draw(image)
-    top = (HEADER - MARK) // 2
-    for left, connected in zip(range(x + 2, WIDTH, MARK + 2), links):
-        box = (left, top, left + MARK - 1, top + MARK - 1)
-        draw.rectangle(box, fill=BLACK if connected else WHITE, outline=BLACK)
-        if not connected:
-            draw.line(box, fill=BLACK)
-            draw.line((box[0], box[3], box[2], box[1]), fill=BLACK)
-
-
-def title_of(row: GameRow) -> str:
-    """A stored game's title, as the screen writes it."""
-    return screen_title(row.game)
-
-
-#: Room for a hint beside a short menu line ("Resume"): 14 small letters.
-HINT_ROOM = 70
-
-
-def hint_title(row: GameRow) -> str:
-    """A stored game's title as a menu line's hint: its first word where the whole title
-    would crowd the line ("Microbot", "Gleeb's")."""
-    title = title_of(row)
-    return title if length(title, 10) <= HINT_ROOM else title.split()[0]

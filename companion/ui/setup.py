@@ -16,25 +16,40 @@ Every line of these screens carries, as its ``answer``, what it sets (:class:`Co
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PIL import ImageDraw
 
 from companion.ai import advisor, seat_line
-from companion.config import name_problem
+from companion.config import Config, name_problem
 from companion.games import GAMES
 from companion.games.base import FIRST_SEAT, Field, Multiset, NameList, OptionSpec
 from companion.record import Header
+from companion.store import Store
 from companion.ui.draw import BLACK, HEADER, HEIGHT, WHITE, WIDTH, header, text, wrap
 from companion.ui.games import screen_title
 from companion.ui.names import NameEditor
-from companion.ui.widgets import Item, Menu, Numbers, Page
+from companion.ui.widgets import Host, Item, Menu, Numbers, Page
 
-if TYPE_CHECKING:
-    from companion.ui.app import App
+
+class Opener(Host, Protocol):
+    """What setting up a game asks of the app: the screens' host, the store the game goes
+    in, the settings (the roster, the names typed before) and keeping the names typed now,
+    the shuffle, and opening the game once it is stored."""
+
+    store: Store
+    config: Config
+    rng: random.Random
+    #: Names typed while the game is set up, not yet in the roster (a frame may shorten them).
+    typed_names: tuple[str, ...]
+
+    def open(self, gid: int) -> bool: ...
+    def remember(self, names: Sequence[str]) -> None: ...
+
 
 #: Set-up settings that are not options of the game: the companion's seat, the seat order.
 COMPANION, SEATS = "companion", "seats"
@@ -95,7 +110,7 @@ START = Setting("", "")
 class NewGame:
     """The set-up of one game; each step pushes one question, the last the set-up list."""
 
-    def __init__(self, app: App, game_id: str) -> None:
+    def __init__(self, app: Opener, game_id: str) -> None:
         self.app = app
         self.game = GAMES[game_id]
         self.count_wanted = 0

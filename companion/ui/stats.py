@@ -21,7 +21,6 @@ from companion.stats import (
     Tally,
     count_game,
     die_name,
-    game_ids,
     players,
 )
 from companion.store import Store
@@ -60,7 +59,7 @@ class DiceCount(Screen):
     def __init__(self, store: Store, host: Host) -> None:
         self.store = store
         self.host = host
-        self.games = game_ids(store)
+        self.games = store.game_ids()
         self.done = 0
         self.counter = DiceCounter()
         self.shown = False

@@ -81,7 +81,7 @@ def test_the_key_test_lists_its_key_and_names_the_pedal(tmp_path: pathlib.Path) 
     foot = FootSwitch(config.inputs["foot"], h.events, clock=lambda: h.now)
     try:
         assert h.app.inputs == ("up", "down", "select", "roll")
-        h.app.hardware_test()  # Settings > Test keys & screen
+        h.app.home.hardware_test()  # Settings > Test keys & screen
         h.press("select")  # Keys
         assert h.shows("4 to try: up down select", 10)  # the line ends where the glass does
         pedal = Device.pin_factory.pin(PIN)

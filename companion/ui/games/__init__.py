@@ -16,6 +16,7 @@ from typing import Any, Generic, TypeVar
 
 from companion.games import KITS, import_part, title
 from companion.games.base import Game, Line, Prompt, Summary, SummaryT
+from companion.store import GameRow
 from companion.ui.board import Painter, plain_board
 from companion.ui.figures import Panel, View, corner, generic, generic_summary
 from companion.ui.reveal import RollPicture
@@ -76,6 +77,11 @@ def screens_of(game: Game[Any, SummaryT]) -> Screens[SummaryT]:
     if not isinstance(found, Screens):
         raise TypeError(f"{kit.screens} is not a Screens declaration")
     return found
+
+
+def title_of(row: GameRow) -> str:
+    """A stored game's title, as the screen writes it."""
+    return screen_title(row.game)
 
 
 def screen_title(game_id: str) -> str:

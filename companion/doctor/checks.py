@@ -1,40 +1,24 @@
-"""``companion doctor``: everything between a fresh Pi and a working box, one line a check.
-
-Each line says ``ok``, ``warn`` or ``fail``, what was found, and for anything not ok the exact
-fix, a command or a configuration line. The doctor never changes the system: it reads files,
-asks the kernel (GPIO line info, an I2C read at an address) and asks ``systemctl``.
-
-Every probe goes through a :class:`Machine`, so the tests run each check against a fake root
-(a temporary directory with ``dev/``, ``proc/``, ``etc/`` and ``boot/``), a fake SMBus, a
-fake GPIO line-info source and a fake ``systemctl``.
-
->>> Finding(FAIL, "display", "no /dev/i2c-1", "sudo raspi-config nonint do_i2c 0").line()
-'fail  display   no /dev/i2c-1; fix: sudo raspi-config nonint do_i2c 0'
-"""
+"""The doctor's checks, one area after another (configuration, display, keys, access,
+serial ports, state, store, service, Python), each yielding its findings."""
 
 from __future__ import annotations
 
 import errno
-import fcntl
-import importlib.metadata
-import importlib.util
 import os
 import pathlib
 import re
-import shutil
 import sqlite3
 import stat
-import struct
-import subprocess
-import sys
 import time
 import urllib.parse
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Final, Literal, NamedTuple, Protocol
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from companion.backup import copies
 from companion.config import Config, load, read_settings, settings_path
+from companion.doctor.boot import claimed, config_txt, dtparams
+from companion.doctor.findings import EXAMPLE_FLAGS, FAIL, OK, WARN, Finding, fix
+from companion.doctor.machine import Machine, answers, can_open, group_file, passwd
 from companion.exc import ConfigError, DisplayError
 from companion.io.base import Claim
 from companion.io.pins import claims_of, clashes, display_claims
@@ -43,14 +27,8 @@ from companion.smallfile import file_kind
 from companion.statedir import COMPANIONS, examine, locate, not_a_file, not_a_store
 from companion.store import Store
 
-#: A check's outcome: fine, worth a look, or the box will not work (``doctor`` exits 1).
-Status = Literal["ok", "warn", "fail"]
-OK: Final = "ok"
-WARN: Final = "warn"
-FAIL: Final = "fail"
 SERVICE = "companion"
 SERVICE_USER = "companion"
-CONFIG_TXT = ("/boot/firmware/config.txt", "/boot/config.txt")
 HEADER_BUS = 1  # the I2C bus on the header's pins 3 and 5 (GPIO 2 and 3)
 I2C_DEFAULT_HZ = 100_000
 I2C_FAST_HZ = 400_000
@@ -59,219 +37,6 @@ I2C_SCAN = range(0x08, 0x78)
 LOW_SPACE = 50 * 1024 * 1024  # bytes: below this the card is nearly full (warn)
 NO_SPACE = 5 * 1024 * 1024  # bytes: below this a press may be refused "disk full" (fail)
 MINIMUM = {"gpiozero": (2, 0, 1), "luma.core": (2, 6, 0), "luma.oled": (3, 16, 0)}
-
-#: The example configuration's display: an SSD1306 on I2C bus 1 at 0x3C (the Bonnet).
-EXAMPLE_FLAGS = "--display ssd1306 --interface i2c --i2c-port 1 --i2c-address 0x3C"
-
-#: Every fix the doctor can print, by name. hardware/PI-INSTALL.md lists each of them (a test
-#: renders every template with ``<field>`` placeholders and finds it there).
-FIXES = {
-    "not-a-pi": "run companion doctor on the Raspberry Pi itself",
-    "install": "sudo sh ~/companion/systemd/install.sh ~/companion",
-    "config-copy": "sudo install -m 0644 ~/companion/systemd/companion.example.toml "
-                   "/etc/companion/companion.toml",
-    "config-edit": "sudoedit {file}",
-    "display-flags": f'flags = "{EXAMPLE_FLAGS}" under [display]',
-    "i2c-on": "sudo raspi-config nonint do_i2c 0 && sudo reboot",
-    "i2c-port": "set --i2c-port {port} in [display] flags",
-    "i2c-address": "set --i2c-address {address} in [display] flags",
-    "i2c-wiring": "check the wiring: SDA to GPIO2 (pin 3), SCL to GPIO3 (pin 5), VCC to 3.3V, "
-                  "GND to GND",
-    "i2c-speed": "dtparam=i2c_arm_baudrate=400000 in {config_txt}, then sudo reboot",
-    "reboot": "sudo reboot",
-    "spi-on": "sudo raspi-config nonint do_spi 0 && sudo reboot",
-    "pin-twice": "give each its own GPIO: change {key} (or {other})",
-    "overlay": "remove {line} from {config_txt} and sudo reboot, or move the key to a free pin",
-    "pin-held": "stop the program that holds it (the companion run by hand, or the service: "
-                "sudo systemctl stop companion); a driver's name (w1, spi0 CS0) means an "
-                "overlay: remove it from config.txt, or move the key to a free pin",
-    "group": "sudo usermod -aG {group} companion && sudo systemctl restart companion",
-    "udev": "sudo apt install --reinstall raspberrypi-sys-mods && sudo reboot",
-    "serial-missing": "plug the reader in, then look for it: ls -l /dev/serial/by-id/",
-    "serial-by-id": 'path = "{link}" in [serial] ports',
-    "serial-path": "path = the reader's link in [serial] ports: ls -l /dev/serial/by-id/",
-    "serial-busy": "stop {process} (pid {pid}): it has the port open",
-    "modemmanager": 'sudo apt purge modemmanager, or a udev rule ENV{{ID_MM_DEVICE_IGNORE}}="1" '
-                    "for the reader",
-    "sudo": "sudo /opt/companion/venv/bin/companion doctor (to see what this user may not)",
-    "state-dir": "give --state a directory on the card (the service's is /var/lib/companion)",
-    "convenience-damaged": "nothing to type: the companion sets it aside at its next start and "
-                           "uses the defaults (choose them again on the box)",
-    "store-damaged": "sudo systemctl restart companion (a damaged store is set aside at start "
-                     "and its games carried over)",
-    "store-path": "move {path} away (it is not a file), or set [store] path to a file in "
-                  "/etc/companion/companion.toml; then sudo systemctl restart companion",
-    "checkpoint-damaged": "none needed: a checkpoint only saves time, and the companion drops "
-                          "a damaged one and replays the record when its game is next opened",
-    "disk": "sudo apt clean && sudo journalctl --vacuum-size=20M",
-    "service-enable": "sudo systemctl enable companion",
-    "service-start": "sudo systemctl start companion",
-    "service-failed": "journalctl -u companion -n 50, fix what it names, then sudo systemctl "
-                      "restart companion",
-    "service-restarts": "journalctl -u companion -b (the lines before each start say why)",
-    "service-hung": "sudo systemctl restart companion, and report journalctl -u companion -b",
-    "lgpio": "sudo sh ~/companion/systemd/install.sh ~/companion (it installs lgpio: python3-lgpio "
-             "from apt on Raspberry Pi OS, PyPI's wheel elsewhere)",
-    "package": "sudo apt install {package}, then run the installer again",
-    "python": "Raspberry Pi OS Bookworm or later (Python 3.11 or later)",
-}
-
-
-def fix(name: str, **fields: object) -> str:
-    """A fix from :data:`FIXES`, filled in."""
-    return FIXES[name].format(**fields)
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One check's outcome, what was found, and how to fix it."""
-
-    status: Status
-    area: str
-    found: str
-    fix: str = ""
-
-    def line(self) -> str:
-        tail = f"; fix: {self.fix}" if self.fix and self.status != OK else ""
-        return f"{self.status:5} {self.area:9} {self.found}{tail}"
-
-
-# --- the probes: everything the doctor reads or tries, replaceable in tests ---
-
-
-class Bus(Protocol):
-    """The part of smbus2's SMBus the doctor uses."""
-
-    def read_byte(self, i2c_addr: int) -> int: ...
-    def write_quick(self, i2c_addr: int) -> None: ...
-    def close(self) -> None: ...
-
-
-class LineSource(Protocol):
-    """GPIO chips and lines, as the kernel's character device reports them."""
-
-    def label(self, chip: str) -> str: ...
-    def consumer(self, chip: str, offset: int) -> str | None:
-        """Who holds the line (``""`` when it is held but unnamed), or None when it is free."""
-
-
-class Node(NamedTuple):
-    """A device node's mode bits and owners."""
-
-    mode: int
-    uid: int
-    gid: int
-
-
-# linux/gpio.h (uAPI v2): struct gpiochip_info is 68 bytes, struct gpio_v2_line_info 256.
-GPIO_GET_CHIPINFO_IOCTL = 0x8044B401
-GPIO_V2_GET_LINEINFO_IOCTL = 0xC100B405
-GPIO_V2_LINE_FLAG_USED = 1
-LINE_INFO_SIZE = 256  # name[32], consumer[32], offset, num_attrs, flags (u64), attrs[10], padding
-FLAGS_AT = 72  # the u64 flags field follows name, consumer, offset and num_attrs
-
-
-class KernelLines:
-    """Line info from ``/dev/gpiochipN`` with the kernel's uAPI ioctls (no library needed:
-    libgpiod's Python bindings are not installed on Raspberry Pi OS Lite by default)."""
-
-    def label(self, chip: str) -> str:
-        with open(chip, "rb") as handle:
-            info = bytearray(68)
-            fcntl.ioctl(handle, GPIO_GET_CHIPINFO_IOCTL, info)
-        return bytes(info[32:64]).split(b"\0")[0].decode(errors="replace")
-
-    def consumer(self, chip: str, offset: int) -> str | None:
-        with open(chip, "rb") as handle:
-            info = bytearray(LINE_INFO_SIZE)
-            struct.pack_into("=I", info, 64, offset)
-            fcntl.ioctl(handle, GPIO_V2_GET_LINEINFO_IOCTL, info)
-        return decode_line(bytes(info))
-
-
-def decode_line(info: bytes) -> str | None:
-    """A struct gpio_v2_line_info's consumer, or None when the line is not in use."""
-    if not struct.unpack_from("=Q", info, FLAGS_AT)[0] & GPIO_V2_LINE_FLAG_USED:
-        return None
-    return info[32:64].split(b"\0")[0].decode(errors="replace")
-
-
-def open_smbus(port: int) -> Bus:
-    from smbus2 import SMBus  # a luma.core dependency
-
-    return SMBus(port)
-
-
-def run_read_only(argv: Sequence[str]) -> tuple[int, str]:
-    """Run a read-only command; its exit status and output (127 when it is not there)."""
-    try:
-        done = subprocess.run(list(argv), capture_output=True, text=True, timeout=20, check=False)
-    except (OSError, subprocess.TimeoutExpired) as err:
-        return 127, str(err)
-    return done.returncode, done.stdout + done.stderr
-
-
-def node_of(path: str) -> Node | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return Node(st.st_mode, st.st_uid, st.st_gid)
-
-
-@dataclass
-class Machine:
-    """The machine as the doctor sees it: a root directory and the probes."""
-
-    root: pathlib.Path = pathlib.Path("/")
-    run: Callable[[Sequence[str]], tuple[int, str]] = run_read_only
-    smbus: Callable[[int], Bus] = open_smbus
-    lines: LineSource = field(default_factory=KernelLines)
-    node: Callable[[str], Node | None] = node_of  # given a path under root
-    free: Callable[[str], int] = lambda path: shutil.disk_usage(path).free
-    readable: Callable[[str], bool] = lambda path: os.access(path, os.R_OK | os.X_OK)
-    clock: Callable[[], float] = time.monotonic  # CLOCK_MONOTONIC, as systemd's *Monotonic
-    euid: int = field(default_factory=os.geteuid)
-    package: Callable[[str], str | None] = lambda name: package_version(name)
-    python: tuple[int, ...] = tuple(sys.version_info[:3])
-
-    def at(self, path: str) -> str:
-        """A system path (``/dev/i2c-1``) as a path under the root."""
-        return str(self.root / path.lstrip("/"))
-
-    def exists(self, path: str) -> bool:
-        return os.path.lexists(self.at(path))
-
-    def read(self, path: str) -> str | None:
-        try:
-            return pathlib.Path(self.at(path)).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return None
-
-    def read_bytes(self, path: str) -> bytes | None:
-        try:
-            return pathlib.Path(self.at(path)).read_bytes()
-        except OSError:
-            return None
-
-    def listdir(self, path: str) -> list[str]:
-        try:
-            return sorted(os.listdir(self.at(path)))
-        except OSError:
-            return []
-
-    def resolve(self, path: str) -> str:
-        """Follow symbolic links inside the root; a system path back."""
-        for _ in range(40):
-            try:
-                target = os.readlink(self.at(path))
-            except OSError:
-                return path
-            path = os.path.normpath(os.path.join(os.path.dirname(path), target))
-        return path
-
-
-# --- what the configuration asks for ---
 
 
 @dataclass(frozen=True)
@@ -292,84 +57,6 @@ def display_of(flags: str) -> Display:
     args = luma_flags(flags)
     address = int(str(args.i2c_address), 0)
     return Display(args.interface, args.i2c_port, address, args.spi_port, args.spi_device)
-
-
-# --- the Pi's boot configuration ---
-
-
-def config_txt(machine: Machine) -> tuple[str, list[str]]:
-    """The boot configuration file used and its setting lines (comments dropped)."""
-    for path in CONFIG_TXT:
-        text = machine.read(path)
-        if text is not None:
-            lines = [line.split("#", 1)[0].strip() for line in text.splitlines()]
-            return path, [line for line in lines if line]
-    return CONFIG_TXT[0], []
-
-
-def dtparams(lines: Sequence[str]) -> dict[str, str]:
-    """``dtparam=a=on,b=400000`` lines as one mapping (the last one wins, as for the firmware)."""
-    found: dict[str, str] = {}
-    for line in lines:
-        key, _, value = line.partition("=")
-        if key.strip() == "dtparam":
-            for part in value.split(","):
-                name, _, setting = part.partition("=")
-                found[name.strip()] = setting.strip() or "on"
-    return found
-
-
-#: Overlays that claim header pins: their pin parameter and its default (dtoverlay README).
-OVERLAY_PINS: dict[str, tuple[str, tuple[int, ...]]] = {
-    "w1-gpio": ("gpiopin", (4,)),
-    "w1-gpio-pullup": ("gpiopin", (4,)),
-    "gpio-ir": ("gpio_pin", (18,)),
-    "gpio-ir-tx": ("gpio_pin", (18,)),
-    "gpio-shutdown": ("gpio_pin", (3,)),
-    "gpio-poweroff": ("gpiopin", (26,)),
-    "pwm": ("pin", (18,)),
-    "pwm-2chan": ("pin", (18, 19)),
-    "hifiberry-dac": ("", (18, 19, 21)),
-    "spi1-1cs": ("cs0_pin", (18, 19, 20, 21)),
-    "uart1": ("txd1_pin", (14, 15)),
-}
-#: dtparam switches that give pins to the kernel.
-DTPARAM_PINS = {"spi": (7, 8, 9, 10, 11), "i2s": (18, 19, 20, 21), "i2c_arm": (2, 3)}
-
-
-def claimed(lines: Sequence[str]) -> dict[int, str]:
-    """Pins the kernel or an overlay takes, each with the config.txt line that does it.
-
-    Conditional sections (``[pi4]``, ``[all]``) are not told apart: a line is taken to
-    apply, which at worst names an overlay meant for another model.
-
-    >>> claimed(["dtoverlay=w1-gpio", "dtoverlay=gpio-ir,gpio_pin=17"])
-    {4: 'dtoverlay=w1-gpio', 17: 'dtoverlay=gpio-ir,gpio_pin=17'}
-    """
-    found: dict[int, str] = {}
-    for line in lines:
-        key, _, value = line.partition("=")
-        if key.strip() == "dtoverlay":
-            name, *params = value.strip().split(",")
-            if name not in OVERLAY_PINS:
-                continue
-            param, pins = OVERLAY_PINS[name]
-            for item in params:
-                pname, _, pvalue = item.partition("=")
-                if param and pname == param and pvalue.isdigit():
-                    pins = (int(pvalue),) + pins[1:]
-            found.update((pin, line) for pin in pins)
-        elif key.strip() == "dtparam":
-            for part in value.split(","):
-                name, _, setting = part.partition("=")
-                if name.strip() in DTPARAM_PINS and setting.strip() in ("on", "true", "yes", ""):
-                    found.update((pin, line) for pin in DTPARAM_PINS[name.strip()])
-        elif key.strip() == "enable_uart" and value.strip() == "1":
-            found.update({14: line, 15: line})
-    return found
-
-
-# --- the checks ---
 
 
 class Doctor:
@@ -744,10 +431,10 @@ class Doctor:
             store = Store(real, connect=lambda name: sqlite3.connect(
                 f"file:{urllib.parse.quote(name)}?mode=ro{immutable}", uri=True))
             try:
-                rows = [str(row[0]) for row in store.db.execute("PRAGMA integrity_check")]
+                rows = store.integrity()
                 damaged = store.damaged_checkpoints() if rows == ["ok"] else 0
             finally:
-                store.db.close()
+                store.close(fold_log=False)
         except sqlite3.DatabaseError as err:
             if "unable to open" in str(err) or "readonly" in str(err):
                 return Finding(WARN, "store", f"cannot open {path} ({err})", fix("sudo"))
@@ -930,74 +617,9 @@ def timespan(text: str) -> float:
     return total
 
 
-def answers(bus: Bus, address: int) -> bool:
-    """Whether a device acknowledges ``address``, probed as i2cdetect does by default: a
-    quick write (an OLED controller takes writes only), but a one-byte read in the EEPROM
-    ranges, where a quick write can change what some EEPROMs store."""
-    try:
-        if 0x30 <= address <= 0x37 or 0x50 <= address <= 0x5F:
-            bus.read_byte(address)
-        else:
-            bus.write_quick(address)
-    except OSError:
-        return False
-    return True
-
-
-def can_open(node: Node, uid: int, groups: set[int]) -> bool:
-    """Whether a user with these groups may read and write the node."""
-    if uid == 0:
-        return True
-    if node.uid == uid:
-        return node.mode & 0o600 == 0o600
-    if node.gid in groups:
-        return node.mode & 0o060 == 0o060
-    return node.mode & 0o006 == 0o006
-
-
-def passwd(machine: Machine) -> dict[str, tuple[int, int]]:
-    """Users from ``/etc/passwd``: name -> (uid, gid)."""
-    users: dict[str, tuple[int, int]] = {}
-    for line in (machine.read("/etc/passwd") or "").splitlines():
-        parts = line.split(":")
-        if len(parts) >= 4 and parts[2].isdigit() and parts[3].isdigit():
-            users[parts[0]] = (int(parts[2]), int(parts[3]))
-    return users
-
-
-def group_file(machine: Machine) -> dict[int, tuple[str, set[str]]]:
-    """Groups from ``/etc/group``: gid -> (name, members)."""
-    groups: dict[int, tuple[str, set[str]]] = {}
-    for line in (machine.read("/etc/group") or "").splitlines():
-        parts = line.split(":")
-        if len(parts) >= 4 and parts[2].isdigit():
-            groups[int(parts[2])] = (parts[0], {m for m in parts[3].split(",") if m})
-    return groups
-
-
-def package_version(name: str) -> str | None:
-    """A distribution's version; "(system)" for a module installed without metadata (an apt
-    package seen through --system-site-packages may lack it); None when it is missing."""
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        pass
-    try:
-        return "(system)" if importlib.util.find_spec(name) is not None else None
-    except (ImportError, ValueError):
-        return None
-
-
 def numbers(version: str) -> tuple[int, ...]:
     """``2.0.1.post3`` -> ``(2, 0, 1)``."""
     return tuple(int(part) for part in re.findall(r"\d+", version.split("post")[0])[:3])
-
-
-def report(findings: Sequence[Finding]) -> str:
-    """The lines and a count at the end."""
-    counts = {status: sum(f.status == status for f in findings) for status in (FAIL, WARN, OK)}
-    total = ", ".join(f"{n} {status}" for status, n in counts.items())
-    return "\n".join([f.line() for f in findings] + [total]) + "\n"
 
 
 def diagnose(machine: Machine, config_file: str | None, state: str | None) -> list[Finding]:
