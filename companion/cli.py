@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
-from companion.exc import CompanionError, ConfigError, RecordError, StateUnavailable, UnreadableRecord
+from companion.exc import CompanionError, ConfigError, NotAPlay, RecordError, StateUnavailable, UnreadableRecord
 from companion.games.base import IllegalLine, shown, whole_number
 from companion.record import MAX_RECORD_BYTES, replay_stream, summary, too_big
 
@@ -228,7 +228,6 @@ def export_plays(args: argparse.Namespace, store: Any) -> int:
     more (``all``: every finished one) as BG Stats' share file. A game BG Stats cannot take
     (not finished, damaged) is one line and exit 1."""
     from companion.bgstats import push_data, read_play, share_file
-    from companion.exc import NotAPlay
 
     words = args.game or ["latest"]
     if args.bgstats and len(words) > 1:
