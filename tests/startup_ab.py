@@ -28,19 +28,8 @@ import subprocess
 import sys
 import tempfile
 
-from companion.bench import LONG_GAME, long_race, write_record
+from companion.bench import LONG_GAME, MEASURE, long_race, write_record
 
-MEASURE = """
-import os, sys
-pid = os.fork()
-if pid == 0:
-    quiet = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(quiet, fd)
-    os.execv(sys.argv[1], sys.argv[1:])
-_, status, usage = os.wait4(pid, 0)
-print(usage.ru_utime + usage.ru_stime, status)
-"""
 IDLE_CONFIG = '[buttons]\npreset = "adafruit-bonnet"\n'
 
 
@@ -54,7 +43,7 @@ def environment(folder: str, work: pathlib.Path) -> dict[str, str]:
 def process_cpu(command: list[str], folder: str, work: pathlib.Path) -> float:
     done = subprocess.run([sys.executable, "-S", "-c", MEASURE, *command], capture_output=True, text=True,
                           check=True, env=environment(folder, work), cwd=work)
-    cpu, status = done.stdout.split()
+    cpu, _, _, status = done.stdout.split()  # bench's MEASURE: CPU, wall, peak memory, status
     if status != "0":
         raise RuntimeError(f"{' '.join(command)} failed in {folder} (wait status {status})")
     return float(cpu)
