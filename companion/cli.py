@@ -307,10 +307,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_doctor(args: argparse.Namespace) -> int:
     """Check everything between a fresh Pi and a working box; 1 when a check fails."""
-    from companion.doctor import FAIL, Machine, diagnose, report
+    from companion.doctor import FAIL, Machine, diagnose, printed
 
     findings = diagnose(Machine(), config_path(args.config), args.state)
-    sys.stdout.write(report(findings))
+    sys.stdout.write(printed(findings))
     return 1 if any(finding.status == FAIL for finding in findings) else 0
 
 

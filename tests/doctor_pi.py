@@ -14,7 +14,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 
-from companion.doctor import Finding, Machine, Node, diagnose, report
+from companion.doctor import Finding, Machine, Node, diagnose, printed
 from companion.store import Store
 
 CHAR = 0o020000  # S_IFCHR
@@ -173,7 +173,7 @@ class FakePi:
 
     def report(self) -> str:
         """The report, with the fake root's path shown as a real Pi's would be."""
-        return report(self.findings()).replace(str(self.root), "")
+        return printed(self.findings()).replace(str(self.root), "")
 
 
 def broken_pi(root: pathlib.Path) -> FakePi:

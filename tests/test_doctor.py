@@ -530,7 +530,7 @@ def test_the_header_chip_is_found_by_its_label(pi: FakePi) -> None:
 
     machine = pi.machine()
     machine.lines = Pi5Lines()
-    lines = doctor.report(doctor.diagnose(machine, str(pi.root / "etc/companion/companion.toml"), None))
+    lines = doctor.printed(doctor.diagnose(machine, str(pi.root / "etc/companion/companion.toml"), None))
     assert 'fail  keys      GPIO17 (up key) is held by "held-on-the-header"' in lines
     assert "companion can open /dev/gpiochip4" in lines
 

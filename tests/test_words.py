@@ -30,7 +30,7 @@ def test_the_round_in_the_corner_is_the_one_the_question_belongs_to(game_id: str
     while round 2's d20 was asked is what was seen). Whatever the question, the corner says
     what the counter will say once it is answered."""
     game = GAMES[game_id]
-    screens = screens_of(game_id)
+    screens = screens_of(game)
     rng = random.Random(3)
     for extra in range(3):
         players = players_for(game, extra)
@@ -48,7 +48,7 @@ def test_the_round_in_the_corner_is_the_one_the_question_belongs_to(game_id: str
 def test_a_finished_race_lists_nothing_still_to_do() -> None:
     """"Ann to do: drift-left drift-right" was still listed once the race was over."""
     game = GAMES["microbot-racers"]
-    screens = screens_of("microbot-racers")
+    screens = screens_of(game)
     rng = random.Random(5)
     players = ("Ann", "Bob")
     state = game.start(players, game.option_values({"laps": "1"}))

@@ -22,6 +22,7 @@ from typing import Any
 from companion.dice import device_roll
 from companion.exc import IllegalLine
 from companion.games import GAMES
+from companion.games import results as told
 from companion.games.base import TABLE, Choice, Form, Game, Grid, Line, Prompt, Roll, usable
 from companion.record import NAME
 from tests.playout import answer
@@ -160,7 +161,7 @@ def harvest(game_id: str) -> Harvest:
                 for line in lines:
                     keep(previews, game.preview(state, line), names)
                     state = game.apply(state, line)
-                events = game.events(before, state, lines)
+                events = told(game, before, state, lines)
                 for event in events:
                     keep(results, event, names)
                 if len(events) > 1:

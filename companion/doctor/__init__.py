@@ -16,7 +16,7 @@ fake GPIO line-info source and a fake ``systemctl``.
 from __future__ import annotations
 
 from companion.doctor.checks import Doctor, diagnose
-from companion.doctor.findings import FAIL, FIXES, OK, WARN, Finding, report
+from companion.doctor.findings import FAIL, FIXES, OK, WARN, Finding, printed
 from companion.doctor.machine import Machine, Node
 
-__all__ = ["FAIL", "FIXES", "OK", "WARN", "Doctor", "Finding", "Machine", "Node", "diagnose", "report"]
+__all__ = ["FAIL", "FIXES", "OK", "WARN", "Doctor", "Finding", "Machine", "Node", "diagnose", "printed"]

@@ -1,5 +1,5 @@
 """What a check of the doctor finds: its status, what was found, and the fix for it; every
-fix the doctor can print, by name, and the report they make.
+fix the doctor can print, by name, and what it prints of them.
 
 >>> Finding(FAIL, "display", "no /dev/i2c-1", "sudo raspi-config nonint do_i2c 0").line()
 'fail  display   no /dev/i2c-1; fix: sudo raspi-config nonint do_i2c 0'
@@ -91,7 +91,7 @@ class Finding:
         return f"{self.status:5} {self.area:9} {self.found}{tail}"
 
 
-def report(findings: Sequence[Finding]) -> str:
+def printed(findings: Sequence[Finding]) -> str:
     """The lines and a count at the end."""
     counts = {status: sum(f.status == status for f in findings) for status in (FAIL, WARN, OK)}
     total = ", ".join(f"{n} {status}" for status, n in counts.items())
