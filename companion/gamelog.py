@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 from companion.checkpoint import EVERY, decode, engine_tag
 from companion.exc import Incompatible
-from companion.games import results
+from companion.games import results, said_after
 from companion.games.base import Game, IllegalLine, Line
 from companion.record import Header, replay_text
 from companion.store import Entry, MadeRoll, Store, roll_in_force
@@ -127,8 +127,10 @@ def apply(game: Game[Any, Any], state: Any, lines: Sequence[str]) -> tuple[Any, 
             after = game.apply(after, line)
     except IllegalLine as err:
         return state, f"Not legal here: {err}"
-    said = "; ".join(results(game, state, after, parsed))
-    return after, said[:1].upper() + said[1:]
+    said = ""
+    for event in results(game, state, after, parsed):
+        said = said_after(said, event)
+    return after, said
 
 
 class GameLog:

@@ -16,7 +16,7 @@ import pytest
 from companion import bench
 from companion.config import Config
 from companion.gamelog import MARKS, NEAR, PAGES, GameLog, Row
-from companion.games import GAMES, results
+from companion.games import GAMES, results, said_after
 from companion.games.base import Line
 from companion.importer import import_stream
 from companion.intents import Intent
@@ -80,8 +80,10 @@ def test_each_entry_says_what_it_did(store: Store, record: pathlib.Path) -> None
     expected = []
     for before, after, entry in with_states(replayed):
         session.play(list(entry.lines))
-        said = "; ".join(results(replayed.header.game, before, after, entry.lines))
-        expected.append(said[:1].upper() + said[1:])
+        said = ""
+        for event in results(replayed.header.game, before, after, entry.lines):
+            said = said_after(said, event)  # "Ann wins! Bob 1: ...", as the play screen says it
+        expected.append(said)
     rows = rows_oldest_first(session.log())
     assert [row.words for row in rows] == expected
     assert all(row.words for row in rows)

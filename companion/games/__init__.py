@@ -162,6 +162,22 @@ def title(game_id: str) -> str:
     return kit.game.title if kit else game_id
 
 
+def said_after(shown: str, event: str) -> str:
+    """``event`` said after ``shown`` (an entry's earlier results): a new sentence after
+    one that ends ("Bob wins!"), else after a semicolon; the first starts with a capital.
+
+    >>> said_after(said_after("", "cat crushed at c4 r6"), "Ann to c2 r1")
+    'Cat crushed at c4 r6; Ann to c2 r1'
+    >>> said_after("Bob wins!", "cat crushed at c4 r6")
+    'Bob wins! Cat crushed at c4 r6'
+    """
+    if not shown:
+        return event[:1].upper() + event[1:]
+    if shown.endswith(("!", ".", "?")):
+        return f"{shown} {event[:1].upper()}{event[1:]}"
+    return f"{shown}; {event}"
+
+
 def results(game: Game[S, Any], before: S, after: S, lines: Sequence[Line]) -> tuple[str, ...]:
     """What one confirmed entry did, for the table, most important first: the end of the
     game when this entry ended it (:meth:`~companion.games.base.Outcome.headline`, the end

@@ -18,6 +18,7 @@ from PIL import ImageDraw
 from companion import ai
 from companion.dice import FAIR, rolled_faces
 from companion.exc import Refusal
+from companion.games import said_after
 from companion.games.base import (
     TABLE,
     Answer,
@@ -76,21 +77,11 @@ def result_line(events: Sequence[str]) -> str:
     """
     shown = ""
     for event in events:
-        if not shown:
-            trial = capitalised(event)
-        elif shown.endswith(("!", ".", "?")):
-            trial = f"{shown} {capitalised(event)}"
-        else:
-            trial = f"{shown}; {event}"
+        trial = said_after(shown, event)
         if shown and not fits_banner(trial):
             break
         shown = trial
     return shown
-
-
-def capitalised(words: str) -> str:
-    """``words`` starting a sentence."""
-    return words[:1].upper() + words[1:]
 
 
 #: A single die with this many faces or fewer has them listed on the play screen once the
