@@ -166,7 +166,9 @@ Raspberry Pi OS, whose apt has python3-lgpio"
 # --- 5. configuration (never overwritten) ---------------------------------------------
 install_config() {
     install -d -m 0755 "$CONF_DIR"
-    if [ -e "$CONF" ]; then
+    # -L too: a link is the user's, even one to a file not there just now (the boot
+    # partition, unmounted while an image is built); -e alone would replace it.
+    if [ -e "$CONF" ] || [ -L "$CONF" ]; then
         say "keeping existing $CONF (compare with $SRC/systemd/companion.example.toml)"
     else
         say "creating $CONF from the example"
