@@ -152,6 +152,15 @@ def test_no_lgpio_wheel_says_what_to_do(system: FakeSystem) -> None:
     assert "use Raspberry Pi OS, whose apt has python3-lgpio" in run.err
 
 
+def test_pip_failing_with_apt_lgpio_is_one_line_too(system: FakeSystem) -> None:
+    """On Raspberry Pi OS too (no network, say): the installer's own line, not pip's exit alone."""
+    system.fake(system.venv / "bin" / "pip", status=1)
+    run = system.run("LGPIO=apt; install_project")
+    assert run.code == 1
+    assert run.err.startswith("install.sh: error: pip could not install companion[pi]")
+    assert "run this again once the Pi is online" in run.err
+
+
 def test_it_says_which_lgpio_the_venv_has_and_where_from(system: FakeSystem) -> None:
     run = system.run("LGPIO=pypi; install_project")
     assert run.code == 0, run.err
