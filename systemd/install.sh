@@ -148,7 +148,9 @@ install_project() {
         | tar -C "$BUILD" -xf -
     say "installing companion[pi] from $SRC"
     if [ "$LGPIO" = apt ]; then
-        PIP_DISABLE_PIP_VERSION_CHECK=1 "$VENV/bin/pip" install --upgrade "${BUILD}[pi]"
+        PIP_DISABLE_PIP_VERSION_CHECK=1 "$VENV/bin/pip" install --upgrade "${BUILD}[pi]" \
+            || die "pip could not install companion[pi] (its message above says why); without \
+the network, run this again once the Pi is online"
     else
         # A wheel only: lgpio's source needs liblgpio-dev, which only Raspberry Pi OS has.
         PIP_DISABLE_PIP_VERSION_CHECK=1 "$VENV/bin/pip" install --upgrade --only-binary lgpio "${BUILD}[pi]" \
