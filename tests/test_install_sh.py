@@ -152,13 +152,16 @@ def test_no_lgpio_wheel_says_what_to_do(system: FakeSystem) -> None:
     assert "use Raspberry Pi OS, whose apt has python3-lgpio" in run.err
 
 
-def test_pip_failing_with_apt_lgpio_is_one_line_too(system: FakeSystem) -> None:
-    """On Raspberry Pi OS too (no network, say): the installer's own line, not pip's exit alone."""
+@pytest.mark.parametrize("lgpio", ["apt", "pypi"])
+def test_pip_failing_is_one_line_that_names_the_network_first(system: FakeSystem, lgpio: str) -> None:
+    """Offline, pip fails before it changes anything (it cannot fetch the build's setuptools):
+    the line says to run the installer again once online, on Raspberry Pi OS too, before
+    any word about lgpio wheels."""
     system.fake(system.venv / "bin" / "pip", status=1)
-    run = system.run("LGPIO=apt; install_project")
+    run = system.run(f"LGPIO={lgpio}; install_project")
     assert run.code == 1
-    assert run.err.startswith("install.sh: error: pip could not install companion[pi]")
-    assert "run this again once the Pi is online" in run.err
+    assert run.err.startswith("install.sh: error: pip could not install companion[pi] (its message above "
+                              "says why); without the network, run this again once the Pi is online")
 
 
 def test_it_says_which_lgpio_the_venv_has_and_where_from(system: FakeSystem) -> None:
