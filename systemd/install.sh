@@ -149,12 +149,13 @@ install_project() {
     say "installing companion[pi] from $SRC"
     if [ "$LGPIO" = apt ]; then
         PIP_DISABLE_PIP_VERSION_CHECK=1 "$VENV/bin/pip" install --upgrade "${BUILD}[pi]" \
-            || die "pip could not install companion[pi] (its message above says why); without \
-the network, run this again once the Pi is online"
+            || die "pip could not install companion[pi] (its message above says why); without the \
+network, run this again once the Pi is online"
     else
         # A wheel only: lgpio's source needs liblgpio-dev, which only Raspberry Pi OS has.
         PIP_DISABLE_PIP_VERSION_CHECK=1 "$VENV/bin/pip" install --upgrade --only-binary lgpio "${BUILD}[pi]" \
-            || die "pip could not install companion[pi]. If it found no lgpio wheel: PyPI has them for \
+            || die "pip could not install companion[pi] (its message above says why); without the \
+network, run this again once the Pi is online. If it found no lgpio wheel: PyPI has them for \
 aarch64 and armv7l (lgpio 0.2.2.0: Python 3.9 to 3.12); on another processor or Python, use \
 Raspberry Pi OS, whose apt has python3-lgpio"
     fi
