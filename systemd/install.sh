@@ -148,11 +148,14 @@ install_project() {
         | tar -C "$BUILD" -xf -
     say "installing companion[pi] from $SRC"
     if [ "$LGPIO" = apt ]; then
-        PIP_DISABLE_PIP_VERSION_CHECK=1 "$VENV/bin/pip" install --upgrade "${BUILD}[pi]"
+        PIP_DISABLE_PIP_VERSION_CHECK=1 "$VENV/bin/pip" install --upgrade "${BUILD}[pi]" \
+            || die "pip could not install companion[pi] (its message above says why); without the \
+network, run this again once the Pi is online"
     else
         # A wheel only: lgpio's source needs liblgpio-dev, which only Raspberry Pi OS has.
         PIP_DISABLE_PIP_VERSION_CHECK=1 "$VENV/bin/pip" install --upgrade --only-binary lgpio "${BUILD}[pi]" \
-            || die "pip could not install companion[pi]. If it found no lgpio wheel: PyPI has them for \
+            || die "pip could not install companion[pi] (its message above says why); without the \
+network, run this again once the Pi is online. If it found no lgpio wheel: PyPI has them for \
 aarch64 and armv7l (lgpio 0.2.2.0: Python 3.9 to 3.12); on another processor or Python, use \
 Raspberry Pi OS, whose apt has python3-lgpio"
     fi
@@ -166,7 +169,9 @@ Raspberry Pi OS, whose apt has python3-lgpio"
 # --- 5. configuration (never overwritten) ---------------------------------------------
 install_config() {
     install -d -m 0755 "$CONF_DIR"
-    if [ -e "$CONF" ]; then
+    # -L too: a link is the user's, even one to a file not there just now (the boot
+    # partition, unmounted while an image is built); -e alone would replace it.
+    if [ -e "$CONF" ] || [ -L "$CONF" ]; then
         say "keeping existing $CONF (compare with $SRC/systemd/companion.example.toml)"
     else
         say "creating $CONF from the example"

@@ -12,13 +12,15 @@ import os
 import pathlib
 import re
 import shutil
+import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from companion.store import Store
 from companion.ui.draw import checking
+from tests.otheruser import companion_for_others
 
 os.environ.setdefault("GPIOZERO_PIN_FACTORY", "mock")
 
@@ -86,3 +88,11 @@ def store(path: str) -> Iterator[Store]:
     opened = Store(path)
     yield opened
     opened.close()
+
+
+@pytest.fixture(scope="session")
+def companion_as_other_user() -> Iterator[Callable[..., subprocess.CompletedProcess[str]]]:
+    """`companion ARGS` as another user, wherever the clone lives (tests/otheruser.py):
+    called with that user's groups, then the arguments."""
+    with companion_for_others() as run:
+        yield run

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pytest
@@ -269,12 +269,8 @@ def test_a_lock_file_that_is_not_a_file_is_one_line(tmp_path: pathlib.Path, kind
         assert said(run) == [str(refused.value)] and run.returncode == 2
 
 
-def test_a_lock_file_this_user_may_not_write_is_one_line(tmp_path: pathlib.Path) -> None:
-    if os.geteuid() != 0:
-        pytest.skip("needs root to act as another user")
-    setpriv = shutil.which("setpriv")
-    if setpriv is None:
-        pytest.skip("needs setpriv to act as another user")
+def test_a_lock_file_this_user_may_not_write_is_one_line(
+        companion_as_other_user: Callable[..., subprocess.CompletedProcess[str]]) -> None:
     top = pathlib.Path(tempfile.mkdtemp(dir="/tmp"))  # a place another user may reach
     top.chmod(0o755)
     state = top / "state"
@@ -284,11 +280,7 @@ def test_a_lock_file_this_user_may_not_write_is_one_line(tmp_path: pathlib.Path)
         if path.name != LOCK_FILE:
             os.chown(path, 65534, 65534)
     try:
-        run = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups",
-                              *COMPANION, "run", "--state", str(state), "--emulator", "none",
-                              "--keys", ""], stdin=subprocess.DEVNULL, capture_output=True,
-                             text=True, env={**ENV, "HOME": str(top)}, timeout=PROMPTLY,
-                             check=False)
+        run = companion_as_other_user((), "run", "--state", str(state), "--emulator", "none", "--keys", "")
     finally:
         shutil.rmtree(top)
     lines = said(run)

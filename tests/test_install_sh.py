@@ -72,7 +72,8 @@ class FakeSystem:
     def run(self, steps: str, env: dict[str, str] | None = None) -> Run:
         """Source install.sh, point its paths here, then run ``steps`` (shell commands)."""
         script = (f'COMPANION_INSTALL_SOURCED=1 . "{INSTALL}"\n'
-                  f'VENV="{self.venv}" UNIT="{self.dir}/companion.service" CONF="{self.conf}"\n'
+                  f'VENV="{self.venv}" UNIT="{self.dir}/companion.service"\n'
+                  f'CONF_DIR="{self.conf.parent}" CONF="{self.conf}"\n'
                   f'SRC="{self.src}" SYSTEMD_RUNNING_DIR="{self.systemd}"\n' + steps)
         run = subprocess.run([SH, "-c", script], capture_output=True, text=True, timeout=60,
                              env={"PATH": f"{self.bin}:/usr/bin:/bin", "LANG": "C.UTF-8",
@@ -151,6 +152,18 @@ def test_no_lgpio_wheel_says_what_to_do(system: FakeSystem) -> None:
     assert "use Raspberry Pi OS, whose apt has python3-lgpio" in run.err
 
 
+@pytest.mark.parametrize("lgpio", ["apt", "pypi"])
+def test_pip_failing_is_one_line_that_names_the_network_first(system: FakeSystem, lgpio: str) -> None:
+    """Offline, pip fails before it changes anything (it cannot fetch the build's setuptools):
+    the line says to run the installer again once online, on Raspberry Pi OS too, before
+    any word about lgpio wheels."""
+    system.fake(system.venv / "bin" / "pip", status=1)
+    run = system.run(f"LGPIO={lgpio}; install_project")
+    assert run.code == 1
+    assert run.err.startswith("install.sh: error: pip could not install companion[pi] (its message above "
+                              "says why); without the network, run this again once the Pi is online")
+
+
 def test_it_says_which_lgpio_the_venv_has_and_where_from(system: FakeSystem) -> None:
     run = system.run("LGPIO=pypi; install_project")
     assert run.code == 0, run.err
@@ -185,6 +198,37 @@ def test_the_unit_is_enabled_and_started_only_where_systemd_runs(
     assert says in run.out
     unit = (system.src / "systemd" / "companion.service").read_bytes()
     assert (system.dir / "companion.service").read_bytes() == unit
+
+
+# --- the configuration: never overwritten ------------------------------------------------
+
+def test_a_missing_configuration_is_the_example(system: FakeSystem) -> None:
+    run = system.run("install_config")
+    assert run.code == 0, run.err
+    assert system.conf.read_bytes() == (ROOT / "systemd" / "companion.example.toml").read_bytes()
+
+
+@pytest.mark.parametrize("kind", ["edited", "a link", "a link to a file not there"])
+def test_a_configuration_in_place_is_never_replaced(system: FakeSystem, kind: str) -> None:
+    """Kept however it stands, a link too: one to a file on the boot partition (edited from
+    a PC) may lead nowhere while an image is built, its partition not mounted."""
+    target = system.dir / "boot" / "companion.toml"
+    if kind == "edited":
+        system.conf.write_text("[display]\nflags = ''  # mine\n")
+    else:
+        system.conf.symlink_to(target)
+        if kind == "a link":
+            target.parent.mkdir()
+            target.write_text("# mine\n")
+    run = system.run("install_config")
+    assert run.code == 0, run.err
+    assert f"keeping existing {system.conf}" in run.out
+    if kind == "edited":
+        assert system.conf.read_text() == "[display]\nflags = ''  # mine\n"
+    else:
+        assert system.conf.is_symlink() and system.conf.readlink() == target
+        assert target.exists() == (kind == "a link")
+        assert kind != "a link" or target.read_text() == "# mine\n"
 
 
 # --- hints -----------------------------------------------------------------------------

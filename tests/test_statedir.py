@@ -4,26 +4,19 @@ never writes there unless told to."""
 
 from __future__ import annotations
 
-import json
 import os
 import pathlib
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from importlib.metadata import Distribution, distribution
 
 import pytest
-from packaging.requirements import Requirement
-from packaging.utils import canonicalize_name
 
 from companion.doctor import FIXES
 from companion.statedir import SERVICE_STATE, resolve, user_state
 from companion.store import Store
-
-ROOT = pathlib.Path(__file__).parent.parent
 
 
 @dataclass
@@ -59,97 +52,7 @@ def test_the_state_directory_each_command_uses(case: Where, monkeypatch: pytest.
 # --- another user reading the service's games (needs root to become that user) ---
 
 GROUP = 4242  # stands in for the group "companion"
-OTHER_USER = ["--reuid=65534", "--regid=65534"]  # nobody
-
-
-def runtime_distributions() -> list[Distribution]:
-    """What the installed companion needs to run: its requirements without extras, and theirs."""
-    found: dict[str, Distribution] = {}
-    todo = [distribution("companion")]
-    while todo:
-        dist = todo.pop()
-        for line in dist.requires or []:
-            wanted = Requirement(line)
-            if wanted.marker and not wanted.marker.evaluate({"extra": ""}):
-                continue
-            name = canonicalize_name(wanted.name)
-            if name not in found:
-                found[name] = distribution(name)
-                todo.append(found[name])
-    return list(found.values())
-
-
-#: Runs each `companion ARGS` (a JSON list of them) in this process, then writes down the file
-#: of every module they loaded (not those the interpreter had loaded before, as .pth files do).
-LOADS = """import json, os, runpy, sys
-before = set(sys.modules)
-for args in json.loads(sys.argv[1]):
-    sys.argv = ["companion", *args]
-    try:
-        runpy.run_module("companion", run_name="__main__", alter_sys=True)
-    except SystemExit:
-        pass
-files = (getattr(sys.modules[name], "__file__", None) for name in set(sys.modules) - before)
-with open(os.environ["LOADS_TO"], "w") as out:
-    out.write("\\n".join(os.path.realpath(file) for file in files if file))
-"""
-
-
-def copy_for_others(top: pathlib.Path, *commands: list[str]) -> None:
-    """The clone's code and the installed packages that COMMANDS load, copied where anybody
-    may read them: the clone itself may sit in a private directory (a 0700 home, `mktemp -d`)."""
-    shutil.copytree(ROOT / "companion", top / "companion")
-    listing = top / "loads.txt"
-    subprocess.run([sys.executable, "-c", LOADS, json.dumps(commands)], capture_output=True,
-                   env={**os.environ, "LOADS_TO": str(listing)}, timeout=60, check=True)
-    loaded = set(listing.read_text().splitlines())
-    for dist in runtime_distributions():
-        files = [(file, pathlib.Path(str(dist.locate_file(file)))) for file in dist.files or []]
-        if not any(os.path.realpath(source) in loaded for _, source in files):
-            continue
-        for file, source in files:  # all of it: a package's shared libraries are no modules
-            if ".." not in file.parts and source.is_file():  # not the scripts in the venv's bin/
-                (top / file).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, top / file)  # with its time: the compiled modules stay valid
-    for path in [top, *top.rglob("*")]:  # whatever the umask of whoever cloned
-        path.chmod(0o755 if path.is_dir() else 0o644)
-
-
-def as_other_user(python: str, groups: tuple[int, ...], *args: str, top: pathlib.Path,
-                  cwd: str = "/tmp") -> subprocess.CompletedProcess[str]:
-    setpriv = shutil.which("setpriv") or "setpriv"
-    extra = [f"--groups={','.join(map(str, groups))}"] if groups else ["--clear-groups"]
-    env = {**os.environ, "PYTHONPATH": str(top), "GPIOZERO_PIN_FACTORY": "mock",
-           "HOME": cwd, "XDG_STATE_HOME": cwd}
-    return subprocess.run([setpriv, *OTHER_USER, *extra, python, *args],
-                          capture_output=True, text=True, env=env, cwd=cwd, timeout=60, check=False)
-
-
-@pytest.fixture(scope="module")
-def companion_as_other_user() -> Iterator[Callable[..., subprocess.CompletedProcess[str]]]:
-    """`companion ARGS` as another user, started from a copy that user can reach, by the
-    Python this venv was made from (the venv's own `bin/python` is inside the clone)."""
-    if os.geteuid() != 0 or shutil.which("setpriv") is None:
-        pytest.skip("needs root and setpriv to act as another user")
-    top = pathlib.Path(tempfile.mkdtemp(dir="/tmp"))
-    try:
-        python = os.path.realpath(sys._base_executable)
-        probe = as_other_user(python, (), "-c", "import sqlite3", top=top)
-        if probe.returncode != 0:  # a Python built into a private home, such as pyenv's in /root
-            pytest.skip(f"another user cannot run {python}: "
-                        f"{(probe.stderr.strip().splitlines() or ['no message'])[-1]}")
-        empty = top / "no-games-here"
-        empty.mkdir()
-        copy_for_others(top, ["games", "--state", str(empty)], ["export", "--state", str(empty)],
-                        ["run", "--emulator", "none", "--keys", "", "--state", str(empty / "run")],
-                        ["doctor", "--state", str(empty)])
-
-        def run(groups: tuple[int, ...], *args: str) -> subprocess.CompletedProcess[str]:
-            return as_other_user(python, groups, "-m", "companion", *args, top=top)
-
-        yield run
-    finally:
-        shutil.rmtree(top)
+# The other user's `companion`: the fixture companion_as_other_user (tests/conftest.py).
 
 
 @pytest.fixture
