@@ -486,7 +486,12 @@ def format_record(header: Header[Any, Any], actions: Iterable[Line | str]) -> st
     option laps 2
     table roll 3 2
     """
-    return "\n".join([*header.lines(), *(str(a) for a in actions)]) + "\n"
+    out = io.StringIO()  # written line by line: a long record is not held twice as a list
+    for line in header.lines():
+        out.write(f"{line}\n")
+    for action in actions:
+        out.write(f"{action}\n")
+    return out.getvalue()
 
 
 def describe(lines: list[str]) -> str:

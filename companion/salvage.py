@@ -420,17 +420,23 @@ def header_replayer(header: object) -> Replayer | None:
 @dataclass
 class Replay:
     """The entries that replayed legally, the state before and after each, and why the
-    next position did not (its record line and the reason; "" when none was left)."""
+    next position did not (its record line and the reason; "" when none was left).
+    ``count`` entries replayed; without ``keep`` (:func:`legal_entries`), ``taken`` and
+    ``states`` hold only the last of them."""
 
     taken: list[Row]
     states: list[Any]
     line: int = 0
     reason: str = ""
+    count: int = 0
 
 
-def legal_entries(replayer: Replayer, number: int, candidates: Iterable[list[Row]]) -> Replay:
+def legal_entries(replayer: Replayer, number: int, candidates: Iterable[list[Row]],
+                  keep: bool = True) -> Replay:
     """Feed each position's first candidate whose lines replay legally, stopping at a
-    position with none. ``number`` is the record line the header ended on."""
+    position with none. ``number`` is the record line the header ended on. Without
+    ``keep``, only the last entry and state are kept: memory stays flat however long the
+    game (an export needs no more)."""
     replay = Replay([], [replayer.state])
     for seq, options in enumerate(candidates, start=1):
         replay.line, replay.reason = number + 1, f"entry {seq} is missing" if not options else ""
@@ -448,6 +454,10 @@ def legal_entries(replayer: Replayer, number: int, candidates: Iterable[list[Row
                 replay.line, replay.reason = err.line, f"entry {seq}: {err.reason}"
                 continue
             number += text.count("\n") + 1
+            replay.count += 1
+            if not keep:
+                replay.taken.clear()
+                replay.states.clear()
             replay.taken.append(row)
             replay.states.append(replayer.state)
             break

@@ -40,8 +40,9 @@ import logging
 import random
 import sqlite3
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import cached_property
+from itertools import chain
 from typing import TYPE_CHECKING, Generic
 
 from companion.ai import seat_lines
@@ -159,8 +160,8 @@ class Session(Generic[S, SummaryT]):
         # undone: table roll 6 2
         table roll 1 2
         """
-        return format_record(self.header, [*seat_lines(self._stored_header),
-                                           *audited_lines(self.store, self.gid, self.head)])
+        return format_record(self.header, chain(seat_lines(self._stored_header),
+                                                audited_lines(self.store, self.gid, self.head)))
 
 
     def log(self) -> GameLog:
@@ -493,12 +494,27 @@ class Position(Generic[S, SummaryT]):
         return self.session.store.entry(self.session.gid, self.session.head + 1)
 
 
-def audited_lines(store: Store, gid: int, head: int) -> list[str]:
+#: Entries read from the store at a time for :func:`audited_lines`.
+AUDITED_PART = 256
+
+
+def audited_lines(store: Store, gid: int, head: int) -> Iterator[str]:
     """A stored game's action lines up to ``head`` with the dice audit as comments: device
     rolls marked, and every undone device roll where it was made (the phone view shows the
-    same lines as the export, without replaying the game)."""
-    blocks, after = audited_blocks(store.entries(gid, head), store.rolls(gid), head)
-    return [line for block in blocks for line in block] + after
+    same lines as the export, without replaying the game). Read a part at a time, so memory
+    stays flat however long the game."""
+    first = 1
+    while True:
+        last = min(head, first + AUDITED_PART - 1)
+        # The last part takes the rolls made beyond it too: those undone past the head.
+        made = store.rolls(gid, first, last if last < head else 2**62)
+        blocks, after = audited_blocks(store.entries(gid, last, first) if first <= head else [], made, head)
+        for block in blocks:
+            yield from block
+        if last >= head:
+            yield from after
+            return
+        first = last + 1
 
 
 def audited_blocks(entries: Sequence[Entry], made: Sequence[MadeRoll],

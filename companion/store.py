@@ -99,6 +99,8 @@ CREATE TABLE IF NOT EXISTS reveals (
 """
 #: Entries that SQLite joins into one text for a record's digest (bounded memory, few steps).
 LINK = 256
+#: Entries fetched at a time by :meth:`Store.stored_entries`.
+STORED_PART = 256
 #: Tables that only cache what the record says, or what a screen showed: never carried by salvage.
 CACHES = frozenset({"checkpoints", "reveals"})
 # SCHEMA is version 0 of the store and stays as it is; MIGRATIONS (below the class) bring
@@ -587,20 +589,31 @@ class Store:
         rows.sort(key=lambda row: (row.touched, row.id), reverse=True)  # as games() orders them
         return rows[:limit], problems
 
-    def stored(self, gid: int) -> tuple[dict[str, Any], dict[int, dict[str, Any]]] | None:
-        """Game ``gid``'s row and its entries by position as they are stored, text that is not
-        UTF-8 kept as bytes (export reads a damaged game as far as it goes); None for no such
-        game."""
+    def stored(self, gid: int) -> dict[str, Any] | None:
+        """Game ``gid``'s row as it is stored, text that is not UTF-8 kept as bytes (export
+        reads a damaged game as far as it goes); None for no such game."""
         self.db.text_factory = text_or_bytes
         try:
             found = self.db.execute("SELECT * FROM games WHERE id = ?", (gid,)).fetchone()
-            if found is None:
-                return None
-            entries = {r["seq"]: dict(r) for r in self.db.execute(
-                "SELECT * FROM entries WHERE game = ? ORDER BY seq", (gid,))}
-            return dict(found), entries
+            return None if found is None else dict(found)
         finally:
             self.db.text_factory = str
+
+    def stored_entries(self, gid: int) -> Iterator[dict[str, Any]]:
+        """Game ``gid``'s entries in order as they are stored, text that is not UTF-8 kept as
+        bytes, read a part at a time as they are used: memory stays flat however long the
+        game (export holds no more than the entry it replays)."""
+        rows = self.db.execute("SELECT * FROM entries WHERE game = ? ORDER BY seq", (gid,))
+        while True:
+            self.db.text_factory = text_or_bytes  # it applies as rows are fetched
+            try:
+                part = rows.fetchmany(STORED_PART)
+            finally:
+                self.db.text_factory = str
+            if not part:
+                return
+            for found in part:
+                yield dict(found)
 
     def games(self, status: Status | None = None, limit: int = 50) -> list[GameRow]:
         """Games, most recently changed first (by sequence, whatever the clock said),

@@ -320,6 +320,31 @@ def test_importing_a_long_record_keeps_memory_flat(store: Store, monkeypatch: py
     assert long < short + 32 * 1024, (short, long)
 
 
+def export_peak(store: Store, lines: int) -> tuple[int, int]:
+    """The most memory Python held while exporting a stored race of ``lines`` lines, and
+    the length of the record it wrote."""
+    header, race = long_race(lines)
+    gid = imported(store, format_record(header, race).encode())
+    gc.collect()
+    tracemalloc.start()
+    try:
+        out = export(store, gid)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out is not None and out.problem == ""
+    return peak, len(out.record)
+
+
+def test_exporting_a_long_game_holds_about_its_text_not_its_states(store: Store) -> None:
+    """Review of issue 28: export kept every entry's state and row while it replayed (130 MB
+    for a 100,000-line record that import takes in 25 MB), and the phone's History works
+    out each finished game's BG Stats link through it. Four times the lines now cost about
+    the text they add, not a state each."""
+    (short, short_text), (long, long_text) = export_peak(store, 1000), export_peak(store, 4000)
+    assert long - short < 6 * (long_text - short_text) + 64 * 1024, (short, long, long_text - short_text)
+
+
 def test_crlf_a_byte_order_mark_and_tabs_change_nothing(store: Store) -> None:
     text = ("game microbot-racers\nplayers Ann Bob\n# undone: table roll 6 6\n"
             "table roll 3 2  # rolled again by the companion\n")

@@ -55,7 +55,7 @@ def test_the_log_holds_the_whole_record_and_every_roll_the_audit_keeps(
         store: Store, game_id: str, seed: int) -> None:
     session = box_game(store, game_id, seed)
     for log in (session.log(), GameLog(store, session.gid)):  # in play, and as History opens it
-        assert as_audited(rows_oldest_first(log)) == audited_lines(store, session.gid, session.head)
+        assert as_audited(rows_oldest_first(log)) == list(audited_lines(store, session.gid, session.head))
 
 
 def test_an_undone_roll_shows_under_the_entry_logged_in_its_place(store: Store) -> None:

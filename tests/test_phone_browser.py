@@ -150,7 +150,7 @@ def test_the_whole_record_scrolls_back_to_the_first_entry_and_follows_the_box(
         page.locator("#older").scroll_into_view_if_needed()
         page.wait_for_timeout(50)
     shown = [line for text in reversed(entries.all_inner_texts()) for line in text.splitlines()]
-    assert shown == audited_lines(store, gid, session.head)
+    assert shown == list(audited_lines(store, gid, session.head))
     assert page.locator("#older").is_hidden()
     parts = [url for url in asked if "/record?" in url]
     assert len(parts) == -(-(session.head - PAGE) // PAGE)  # one request a part, no more
@@ -170,7 +170,7 @@ def test_the_whole_record_scrolls_back_to_the_first_entry_and_follows_the_box(
     page.wait_for_function(f"document.querySelector('#record > li').value === {session.head}", timeout=2000)
     assert page.inner_text("#record-after") == f"# undone: {faces}"
     shown = [line for text in reversed(entries.all_inner_texts()) for line in text.splitlines()]
-    assert shown + [page.inner_text("#record-after")] == audited_lines(store, gid, session.head)
+    assert shown + [page.inner_text("#record-after")] == list(audited_lines(store, gid, session.head))
     session.redo()
     box.harness.daemon.refresh()
     page.wait_for_function(f"document.querySelector('#record > li').value === {session.head}", timeout=2000)

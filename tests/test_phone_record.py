@@ -72,7 +72,7 @@ def truth(store: Store, session: Session, first: int = 1) -> list[str]:
     """The record's lines from entry ``first`` on, as the export writes them (read whole)."""
     entries = store.entries(session.gid, session.head)
     blocks, after = audited_blocks(entries, store.rolls(session.gid), session.head)
-    assert [line for block in blocks for line in block] + after == audited_lines(store, session.gid, session.head)
+    assert [line for block in blocks for line in block] + after == list(audited_lines(store, session.gid, session.head))
     return [line for block in blocks[first - 1:] for line in block] + after
 
 
