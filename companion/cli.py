@@ -189,14 +189,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         return EXIT_ILLEGAL
     data = exported.raw if args.raw else (
         json.dumps(exported.summary or {}) + "\n" if args.summary else exported.record).encode()
-    if args.output:
-        from companion.options import write_output
-
-        write_output("--output", args.output, data,
-                     spare=[store.path, f"{store.path}-wal", f"{store.path}-shm"])
-    else:
-        sys.stdout.buffer.write(data)
-        sys.stdout.flush()
+    write_export(args, store, data)
     if exported.problem and not args.raw:
         where = args.output or f"game {gid}"
         print(f"{where}:{exported.line}: {exported.problem}", file=sys.stderr)
@@ -245,13 +238,21 @@ def export_plays(args: argparse.Namespace, store: Any) -> int:
         print(err, file=sys.stderr)
         return EXIT_ILLEGAL
     data = push_data(plays[0]) if args.bgstats else share_file(plays)
-    text = (json.dumps(data, ensure_ascii=False) + "\n").encode()
-    if args.output:
-        with open(args.output, "wb") as output:
-            output.write(text)
-    else:
-        sys.stdout.buffer.write(text)
+    write_export(args, store, (json.dumps(data, ensure_ascii=False) + "\n").encode())
     return 0
+
+
+def write_export(args: argparse.Namespace, store: Any, data: bytes) -> None:
+    """What export made, to ``--output`` (never over the store or a copy of it, one line
+    for a path that cannot be written) or to standard output: one way for every form."""
+    if args.output:
+        from companion.options import write_output
+
+        write_output("--output", args.output, data,
+                     spare=[store.path, f"{store.path}-wal", f"{store.path}-shm"])
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
 
 
 def cmd_import(args: argparse.Namespace) -> int:

@@ -201,3 +201,23 @@ def test_an_unfinished_game_is_no_play(store: Store) -> None:
     gid = stored(store, GOLDEN / "leaf-climbers" / "mid-round.record")
     with pytest.raises(NotAPlay):
         read_play(store, gid)
+
+
+@pytest.mark.parametrize("form", ["--bgstats", "--bgsplay"])
+def test_plays_are_never_written_over_the_store_and_a_bad_output_is_one_line(
+        tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], form: str) -> None:
+    """Review of issue 28: ``export N --bgstats -o companion.sqlite`` wrote the JSON over the
+    store (every game gone), and ``-o DIRECTORY`` or ``-o MISSING/x`` ended in a traceback:
+    the plays took none of the care ``export -o`` takes."""
+    assert main(["import", str(GOLDEN / "microbot-racers" / "draw.record"), "--state", str(tmp_path)]) == 0
+    store_file = tmp_path / "companion.sqlite"
+    kept = store_file.read_bytes()
+    capsys.readouterr()
+    for output in (store_file, tmp_path, tmp_path / "nowhere" / "plays.json"):
+        assert main(["export", "1", form, "-o", str(output), "--state", str(tmp_path)]) == 2
+        (said,) = capsys.readouterr().err.splitlines()
+        assert said.startswith("--output: ")
+    assert store_file.read_bytes() == kept
+    out = tmp_path / "play.json"
+    assert main(["export", "1", form, "-o", str(out), "--state", str(tmp_path)]) == 0
+    assert json.loads(out.read_text())
