@@ -442,11 +442,24 @@ def run_command(argv: Sequence[str] | None) -> int:
             import logging
 
             logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    stopped_by = signal.SIGINT
+
+    def terminate(signum: int, frame: object) -> None:
+        """SIGTERM, taken as Ctrl-C is (the same clean way out), told apart for the status."""
+        nonlocal stopped_by
+        stopped_by = signal.Signals(signum)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, terminate)
     try:
         return replay(quick) if quick is not None else int(args.func(args))
     except KeyboardInterrupt:
-        return 0
+        # The daemon's clean stop (systemd stops it with SIGTERM); any other command was
+        # cut short, and says so as a shell does for a program a signal stopped: a script
+        # that goes on after `companion import game.record` must not take it for done.
+        if quick is None and args.func is cmd_run:
+            return 0
+        return 128 + stopped_by
     except Exception as err:
         code = exit_code(err)
         if code is None:

@@ -23,6 +23,7 @@ import json
 import os
 import pathlib
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -685,3 +686,47 @@ def test_error_cannot_be_a_name_and_the_refusal_is_answered(tmp_path: pathlib.Pa
     box = Box(tmp_path)
     box.ok("game microbot-racers")
     assert "not a valid name" in box.error("players error: Bob")
+
+
+# --- stopped by a signal: the exit status says so ---
+
+
+#: Commands that wait on standard input, so a signal finds them at work.
+READERS = {"replay": lambda state: ["replay", "-"],
+           "import": lambda state: ["import", "-", "--state", str(state)]}
+
+
+def waiting_with_handlers(pid: int) -> bool:
+    """Whether the process sleeps (in its read of standard input) with its handlers for
+    SIGINT and SIGTERM installed: a signal now finds the command at work."""
+    try:
+        status = dict(line.split(":\t", 1) for line in
+                      pathlib.Path(f"/proc/{pid}/status").read_text().splitlines() if ":\t" in line)
+    except OSError:
+        return False
+    caught = int(status.get("SigCgt", "0"), 16)
+    wanted = (1 << (signal.SIGINT - 1)) | (1 << (signal.SIGTERM - 1))
+    return caught & wanted == wanted and status.get("State", "").startswith("S")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("command", sorted(READERS))
+def test_a_command_stopped_by_a_signal_does_not_exit_0(command: str, signum: int, tmp_path: pathlib.Path) -> None:
+    """Review of issue 28: Ctrl-C or a SIGTERM in the middle of ``companion import`` (or
+    replay) printed nothing and exited 0, so ``companion import game.record && rm
+    game.record`` lost the record. The status is now the shell's for a stopped program,
+    128 + the signal, and nothing is stored. (``run`` still stops cleanly with 0: systemd
+    stops the daemon with SIGTERM.)"""
+    child = subprocess.Popen([*COMPANION, *READERS[command](tmp_path)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+    assert child.stdin is not None
+    child.stdin.write((MICROBOT + "table roll 3 2\n").encode())
+    child.stdin.flush()
+    deadline = time.monotonic() + 30
+    while not waiting_with_handlers(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    child.send_signal(signum)
+    out, _ = child.communicate(timeout=30)
+    assert child.returncode == 128 + signum
+    assert out == b""
+    assert not (tmp_path / "companion.sqlite").exists()
