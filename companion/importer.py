@@ -41,6 +41,11 @@ UNDONE = "undone:"
 #: The longest undone roll kept from a comment: a roll's line is a few words; a longer
 #: comment is the writer's own, however it starts.
 LONGEST = 1024
+#: The most rolls an import keeps undone at one place. The box offers an undone roll again
+#: (undo is no free re-roll), so a table makes a handful; every reader of the dice audit (the
+#: Log, the phone's record, a game in play) reads the rolls of a place together, and a
+#: record of 200,000 ``# undone:`` comments took the Log 80 MB to open.
+MOST_UNDONE = 100
 #: Header keywords: any other first word on a line is an action's actor.
 HEADER_WORDS = frozenset({"game", "players", "option"})
 
@@ -139,6 +144,7 @@ class Importer:
         self.entry: Gathering | None = None  # the entry being gathered
         self.undone: Gathering | None = None  # the undone roll being gathered
         self._prompt: tuple[object, Prompt | None] = (None, None)
+        self.undone_here = 0  # rolls undone at the place of the next entry
 
     def feed(self, number: int, content: str | None, comment: str) -> None:
         """One physical line; RecordError or UnreadableRecord when it is refused."""
@@ -146,7 +152,7 @@ class Importer:
             self.replayer.refuse_long(number)
         tokens = words(content or "")
         if not tokens:
-            self.note(comment.strip())
+            self.note(number, comment.strip())
             return
         if tokens[0] in HEADER_WORDS or self.replayer.header is None:
             self.replayer.feed(number, content or "")  # a header line, or its refusal
@@ -159,7 +165,7 @@ class Importer:
         self.replayer.feed(number, content or "")
         self.take(Line(tokens[0], tokens[1], tuple(tokens[2:])), before, mark_of(comment))
 
-    def note(self, comment: str) -> None:
+    def note(self, number: int, comment: str) -> None:
         """A line that is only a comment: a seat the companion plays (in the header), or a
         roll undone at this place; any other comment is the writer's own."""
         seat = SEAT_MARK.lstrip("# ")
@@ -170,7 +176,7 @@ class Importer:
         elif comment.startswith(UNDONE) and len(comment) <= LONGEST and len(words(comment[len(UNDONE):])) >= 2:
             self.close_entry()
             tokens = words(comment[len(UNDONE):])
-            self.take_undone(Line(tokens[0], tokens[1], tuple(tokens[2:])))
+            self.take_undone(number, Line(tokens[0], tokens[1], tuple(tokens[2:])))
 
     def take(self, line: Line, before: Any, mark: str) -> None:
         """An action line the rules took from ``before`` to the replay's state now."""
@@ -185,7 +191,7 @@ class Importer:
         if entry.chain is not None:
             entry.chain = chained_roll(self.prompt(entry.state), entry.chain.actor)
 
-    def take_undone(self, line: Line) -> None:
+    def take_undone(self, number: int, line: Line) -> None:
         """A roll undone here (not in the record: it was taken back), as the audit kept it:
         one roll of several lines when the rules chain them from here, else line by line."""
         group = self.undone
@@ -194,6 +200,10 @@ class Importer:
             start = group.state
         else:
             self.close_undone()
+            self.undone_here += 1
+            if self.undone_here > MOST_UNDONE:
+                raise RecordError(number, f"more than {MOST_UNDONE} rolls undone at one place: "
+                                          f"an import keeps at most {MOST_UNDONE}")
             start = self.replayer.state if self.replayer.state is not None else self.setup()
             chain = answered(self.prompt(start), line) if start is not None else None
             group = self.undone = Gathering([], "", chain, start)
@@ -224,6 +234,7 @@ class Importer:
         entry, self.entry = self.entry, None
         if entry is not None:
             self.scratch.add_entry(entry.lines, entry.mark)
+            self.undone_here = 0
 
     def close_undone(self) -> None:
         group, self.undone = self.undone, None

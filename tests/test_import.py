@@ -30,7 +30,7 @@ from companion.exc import RecordError, UnreadableRecord
 from companion.export import export
 from companion.games import GAMES
 from companion.games.base import Roll
-from companion.importer import Importer, import_stream
+from companion.importer import MOST_UNDONE, Importer, import_stream
 from companion.intents import Intent
 from companion.record import RecordReader, format_record, replay_text, words
 from companion.session import Session
@@ -351,6 +351,29 @@ def test_crlf_a_byte_order_mark_and_tabs_change_nothing(store: Store) -> None:
     plain = imported(store, text.encode())
     odd = imported(store, b"\xef\xbb\xbf" + text.replace(" ", "\t").replace("\n", "\r\n").encode())
     assert export(store, odd).record == export(store, plain).record == text  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("after", [False, True], ids=["before-an-entry", "after-the-last"])
+def test_more_undone_rolls_at_one_place_than_the_box_can_show_are_refused(store: Store, after: bool) -> None:
+    """Review of issue 28: a 5 MB record of 200,000 ``# undone:`` comments was stored, and
+    then the Log took 80 MB and 3 s to open that place, every press of the game in play
+    read them all, and a phone page got them all at each press. An import keeps at most
+    MOST_UNDONE rolls undone at one place (the box offers the last one again: a table
+    reaches a handful); one more is refused at its line, and nothing is stored."""
+    def record(undone: int) -> str:
+        rolls = [f"# undone: table roll {1 + n % 6} {1 + (n + 1) % 6}" for n in range(undone)]  # no ties
+        body = ["table roll 3 2", *rolls] if after else [*rolls, "table roll 3 2"]
+        return "\n".join(["game microbot-racers", "players Ann Bob", *body]) + "\n"
+
+    with pytest.raises(RecordError) as refused:
+        imported(store, record(MOST_UNDONE + 1).encode())
+    assert refused.value.line == 2 + MOST_UNDONE + 1 + after
+    assert f"{MOST_UNDONE}" in refused.value.reason
+    assert store.games() == []
+    fewer = record(MOST_UNDONE)
+    gid = imported(store, fewer.encode())
+    assert len(store.rolls(gid)) == MOST_UNDONE
+    assert export(store, gid).record == fewer  # type: ignore[union-attr]
 
 
 def test_a_comment_too_long_for_a_roll_is_the_writers_own(store: Store) -> None:
