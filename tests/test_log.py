@@ -12,6 +12,7 @@ import random
 import re
 
 import pytest
+from PIL import Image, ImageDraw
 
 from companion import bench
 from companion.config import Config
@@ -24,7 +25,7 @@ from companion.record import replay_text
 from companion.session import Session, audited_lines
 from companion.store import Store
 from companion.ui.app import App
-from companion.ui.draw import recording
+from companion.ui.draw import HEIGHT, WIDTH, recording
 from companion.ui.log import LogScreen, block
 from companion.ui.play import PlayScreen
 from tests.entries import with_states
@@ -71,6 +72,28 @@ def test_an_undone_roll_shows_under_the_entry_logged_in_its_place(store: Store) 
     newest_first = [(row.place, row.kind, row.lines) for place in (4, 3, 2, 1) for row in log.rows_at(place)]
     assert newest_first == [(3, "entry", ("Bob pick move-3",)), (2, "entry", ("Ann pick move-1",)),
                             (1, "again", ("table roll 1 2",)), (1, "undone", ("table roll 6 2",))]
+
+
+@pytest.mark.parametrize(("lines", "counts"), [
+    (["table roll 2 2"], ["1/1", "1/1"]),  # a roll undone after the last entry (a tie), then the entry
+    ([], ["0/0"]),  # a roll undone before anything was logged
+], ids=["after-the-last-entry", "nothing-logged"])
+def test_the_count_in_the_top_bar_never_passes_the_entries(store: Store, lines: list[str], counts: list[str]) -> None:
+    """Review of issue 28: the rolls undone after the last entry are shown at the place the
+    next entry takes, and the top bar said "2/1" there: the second of one entry."""
+    session = Session.new(store, replay_text("game microbot-racers\nplayers Ann Bob\n").header)
+    for line in lines:
+        session.play([Line.parse(line)])
+    session.play([Line.parse("table roll 6 5")], rolled=True)
+    session.undo()
+    screen = LogScreen(session.log())
+    seen = []
+    for _ in counts:
+        with recording() as drawn:
+            screen.draw(ImageDraw.Draw(Image.new("1", (WIDTH, HEIGHT))))
+        seen.append(next(d.words for d in drawn if "/" in d.words and d.words[0].isdigit()))
+        screen.down()
+    assert seen == counts
 
 
 @pytest.mark.parametrize("record", LEGAL, ids=lambda p: f"{p.parent.name}/{p.stem}")

@@ -128,7 +128,9 @@ class LogScreen(Screen):
 
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
         at = self.at
-        header(draw, self.title, f"{at.place}/{self.log.head}" if at else "")
+        # Rolls undone after the last entry sit at the place the next entry takes: counted
+        # with the last entry, never as one more than there are.
+        header(draw, self.title, f"{min(at.place, self.log.head)}/{self.log.head}" if at else "")
         if at is None:
             text(draw, (LEFT, FIRST_BASELINE), "Nothing logged yet.", 11)
             return
