@@ -13,9 +13,10 @@ other comment is the writer's own and is not kept (the store keeps record lines,
 
 Entries are cut as the box logs them: a roll and the rolls chained after it for the same
 actor (a round's leaves, all sixes rolled again) are one entry, one undo step, when they
-are marked alike; any other line is an entry of its own. The seat lines of the companion
-(``# companion plays NAME``) in the header are kept, so the companion goes on playing that
-seat when the game is resumed.
+are marked alike; any other line is an entry of its own. The companion's seat line
+(``# companion plays NAME``) in the header is kept as the box hands a seat over (one seat, in
+a game the companion can play), so the companion goes on playing that seat when the game is
+resumed.
 
 Memory stays flat however long the record: lines are read, checked and put aside in a
 scratch SQLite database one at a time, and copied into the store at the end.
@@ -28,7 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from companion.ai import SEAT_MARK, seat_line
+from companion.ai import SEAT_MARK, advisor, seat_line
 from companion.dice import MAX_ROLLS, chained_roll
 from companion.exc import RecordError
 from companion.games.base import Game, IllegalLine, Line, Prompt, Roll
@@ -167,11 +168,12 @@ class Importer:
 
     def note(self, number: int, comment: str) -> None:
         """A line that is only a comment: a seat the companion plays (in the header), or a
-        roll undone at this place; any other comment is the writer's own."""
+        roll undone at this place; any other comment is the writer's own. A seat is kept as
+        the box hands one over: in a game the companion can play, one seat."""
         seat = SEAT_MARK.lstrip("# ")
         if comment.startswith(seat) and self.replayer.header is not None and self.replayer.state is None:
             name = comment[len(seat):].strip()
-            if name in self.replayer.header.players and name not in self.seats:
+            if name in self.replayer.header.players and not self.seats and advisor(self.game.id) is not None:
                 self.seats.append(name)
         elif comment.startswith(UNDONE) and len(comment) <= LONGEST and len(words(comment[len(UNDONE):])) >= 2:
             self.close_entry()

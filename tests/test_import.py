@@ -22,7 +22,7 @@ import tracemalloc
 
 import pytest
 
-from companion.ai import seat_line
+from companion.ai import seat_line, seats_of
 from companion.bench import long_race
 from companion.cli import main
 from companion.config import Config
@@ -34,6 +34,7 @@ from companion.importer import MOST_UNDONE, Importer, import_stream
 from companion.intents import Intent
 from companion.record import RecordReader, format_record, replay_text, words
 from companion.session import Session
+from companion.stats import players
 from companion.store import Store
 from companion.ui.app import App
 from companion.ui.play import PlayScreen
@@ -168,6 +169,29 @@ def test_the_companions_seat_comes_back_and_other_comments_go(store: Store) -> N
     assert store.game(gid).header[-1] == seat_line("Bob")
     assert export(store, gid).record == (  # type: ignore[union-attr]
         f"game gleebs-and-grues\nplayers Ann Bob\n{seat_line('Bob')}\ntable grues b2 c3 d4\nAnn place B1 a1\n")
+
+
+@pytest.mark.parametrize(("game", "seats", "kept"), [
+    ("gleebs-and-grues", ["Bob", "Ann"], ["Bob"]),  # the box hands the companion one seat
+    ("microbot-racers", ["Bob"], []),  # a game the companion cannot play
+])
+def test_only_a_seat_the_box_could_hand_the_companion_comes_back(
+        tmp_path: pathlib.Path, game: str, seats: list[str], kept: list[str]) -> None:
+    """Review of issue 28: import kept every ``# companion plays`` line, for any game: a
+    finished game with both seats handed over counted two plays and two wins of
+    "Companion" in History > Players, and a race the companion cannot play was sent to BG
+    Stats with a non-player in it."""
+    record = GOLDEN / game / ("grues-win-tie.record" if game == "gleebs-and-grues" else "lap-win.record")
+    header, _, body = record.read_text().partition("\nplayers Ann Bob\n")
+    text = f"{header}\nplayers Ann Bob\n" + "".join(f"{seat_line(name)}\n" for name in seats) + body
+    path = str(tmp_path / "companion.sqlite")
+    gid = import_stream(io.BytesIO(text.encode()), lambda: Store(path))
+    store = Store(path)
+    try:
+        assert list(seats_of(store.game(gid).header)) == kept
+        assert [r.plays for r in players(store) if r.name == "Companion"] == ([1] if kept else [])
+    finally:
+        store.close()
 
 
 def test_typed_dice_are_cut_as_one_entry_a_roll(store: Store) -> None:
