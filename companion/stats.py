@@ -41,7 +41,7 @@ from companion.exc import Unreadable
 from companion.games import GAMES, title
 from companion.games.base import IllegalLine, Line, Prompt, Roll
 from companion.record import replay_text
-from companion.store import Entry, GameRow, MadeRoll, Store
+from companion.store import Entry, GameRow, MadeRoll, Store, roll_in_force
 
 COMPANION = "Companion"  # the name the companion's seats are counted under
 MIN_EXPECTED = 5  # a verdict needs every face expected at least this often
@@ -284,9 +284,11 @@ class DiceCounter:
         self.undone(engine, state, None, undone.pop(row.head + 1, []), row.game)
 
     def undone(self, engine: Any, state: Any, entry: Entry | None, made: list[MadeRoll], game_id: str) -> None:
-        """The device rolls made at this place that the entry in force is not."""
+        """The device rolls made at this place that the entry in force is not (as the Log
+        and the export tell them apart: an earlier roll with the same faces still counts)."""
+        kept = roll_in_force(made, entry) if entry is not None and entry.rolled else None
         for roll in made:
-            if entry is not None and entry.rolled and roll.lines == entry.lines:
+            if roll == kept:
                 continue  # the roll in force: counted with its entry
             try:
                 self.lines(engine, state, roll.lines, "device", game_id)

@@ -125,6 +125,17 @@ def test_each_source_is_counted_apart_and_undone_device_rolls_count(store: Store
     assert ("leaf-climbers", "device", 6) not in found  # a leaf may be rolled again: no fair die
 
 
+def test_a_roll_made_again_with_the_same_faces_counts_both_rolls(store: Store) -> None:
+    """Review of issue 28: the box rolled 3 2, it was undone, and "Roll again" rolled 3 2 once
+    more: the audit, the Log and the export keep two rolls, and the dice counted one (every
+    roll at that place with the faces in force was taken for the roll in force)."""
+    session = Session.new(store, replay_text("game microbot-racers\nplayers Ann Bob\n").header)
+    session.play([Line.parse("table roll 3 2")], rolled=True)
+    session.undo()
+    session.play([Line.parse("table roll 3 2")], rolled=True, again=True)
+    assert tallies(store)[("microbot-racers", "device", 6)] == (0, 2, 2, 0, 0, 0)
+
+
 def test_a_console_a_reader_and_the_keys_each_say_where_faces_came_from(tmp_path: pathlib.Path) -> None:
     box = ConsoleBox(tmp_path)
     box.ok("game microbot-racers", "players Ann Bob", "table roll 3 3", "dice 5 1")
