@@ -86,7 +86,12 @@ class Play:
 
     @property
     def minutes(self) -> int:
-        return max(0, round((self.row.updated - self.row.created) / 60))
+        """The game's length; 0 (none) when the clock was set or lost in between (a Pi keeps
+        no time when off: the jump would count as play) or ran backwards."""
+        row = self.row
+        if row.created_synced != row.updated_synced:
+            return 0
+        return max(0, round((row.updated - row.created) / 60))
 
     @property
     def board(self) -> str:

@@ -221,3 +221,19 @@ def test_plays_are_never_written_over_the_store_and_a_bad_output_is_one_line(
     out = tmp_path / "play.json"
     assert main(["export", "1", form, "-o", str(out), "--state", str(tmp_path)]) == 0
     assert json.loads(out.read_text())
+
+
+@pytest.mark.parametrize(("created_synced", "updated_synced", "minutes"), [
+    (True, True, 90), (False, False, 90),  # one clock all along: its length holds
+    (False, True, 0), (True, False, 0),  # the clock was set (or lost) in between: unknown
+])
+def test_a_game_the_clock_jumped_in_has_no_length(
+        store: Store, created_synced: bool, updated_synced: bool, minutes: int) -> None:
+    """Review of issue 28: a Pi keeps no time when off; a game begun before the network set
+    the clock and ended after went to BG Stats as long as the jump (a week off: a play of
+    10,080 minutes). A length measured across a change of clock is none (0, as an import's)."""
+    gid = stored(store, GOLDEN / "microbot-racers" / "draw.record")
+    store.db.execute("UPDATE games SET created = updated - 90 * 60 - ?, created_synced = ?, updated_synced = ?"
+                     " WHERE id = ?", (0 if created_synced == updated_synced else 7 * 86400,
+                                       created_synced, updated_synced, gid))
+    assert push_data(read_play(store, gid))["durationMin"] == minutes
