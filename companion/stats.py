@@ -31,7 +31,7 @@ import math
 import sqlite3
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Any, Literal
@@ -254,8 +254,10 @@ class DiceCounter:
             state = game.apply(state, line)
         return state
 
-    def game(self, store: Store, row: GameRow) -> None:
-        """Every face of one stored game in force, and every device roll it undid."""
+    def game(self, store: Store, row: GameRow) -> Iterator[None]:
+        """Every face of one stored game in force, and every device roll it undid: once for
+        each entry counted (the box counts a slice of entries between two presses, and one
+        game may be thousands of them)."""
         engine = GAMES.get(row.game) if row.game in GAMES else None
         if engine is None:
             return
@@ -281,6 +283,7 @@ class DiceCounter:
                 except IllegalLine:
                     return  # a damaged store: counted as far as it replays
                 done = entry.seq
+                yield
         self.undone(engine, state, None, undone.pop(row.head + 1, []), row.game)
 
     def undone(self, engine: Any, state: Any, entry: Entry | None, made: list[MadeRoll], game_id: str) -> None:
@@ -302,14 +305,20 @@ class DiceCounter:
                     self.counts.items(), key=lambda kv: (title(kv[0][0]), order.index(kv[0][1]), kv[0][2]))]
 
 
-def count_game(counter: DiceCounter, store: Store, gid: int) -> int:
-    """Count one stored game's dice (none for a game that cannot be read); its entries."""
+def counting(counter: DiceCounter, store: Store, gid: int) -> Iterator[None]:
+    """Count one stored game's dice (none for a game that cannot be read), once for each
+    entry counted."""
     try:
         row = store.game(gid)
-        counter.game(store, row)
+        yield from counter.game(store, row)
     except (Unreadable, sqlite3.DatabaseError):
-        return 0
-    return row.head
+        return
+
+
+def count_game(counter: DiceCounter, store: Store, gid: int) -> None:
+    """Count one stored game's dice at once."""
+    for _ in counting(counter, store, gid):
+        pass
 
 
 def dice(store: Store) -> list[Tally]:

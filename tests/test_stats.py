@@ -12,20 +12,23 @@ import math
 import pathlib
 import random
 import sqlite3
+from typing import Any
 
 import pytest
 
 from companion.ai import seat_line
+from companion.bench import long_race
 from companion.cli import main
 from companion.config import Config
 from companion.games.base import Line
 from companion.importer import import_stream
 from companion.intents import Intent
-from companion.record import replay_text
+from companion.record import format_record, replay_text
 from companion.session import Session
 from companion.stats import (
     COMPANION,
     MIN_EXPECTED,
+    DiceCounter,
     Tally,
     chi_square_p,
     dice,
@@ -36,7 +39,7 @@ from companion.stats import (
 from companion.store import MIGRATIONS, Store
 from companion.ui.app import App
 from companion.ui.draw import recording
-from companion.ui.stats import DiceChart, DiceCount
+from companion.ui.stats import SLICE, DiceChart, DiceCount
 from companion.ui.widgets import Menu, Page
 from tests.consoles import ConsoleBox
 from tests.layout import layout_faults
@@ -248,6 +251,37 @@ def test_history_dice_counts_a_slice_between_presses_then_shows_charts(
     assert chart.tally.verdict().words.startswith("this looks uneven")
     app.handle(Intent("select"))
     assert isinstance(app.top, Page)
+    store.close()
+
+
+def test_a_long_game_is_counted_a_slice_at_a_time_too(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review of issue 28: a slice counted whole games, so one 10,000-entry game was one
+    slice (0.14 s on the project's PC, over a second on a Pi Zero 2), and a press waited
+    for it. A slice is SLICE entries, wherever they fall."""
+    path = str(tmp_path / "companion.sqlite")
+    header, race = long_race(1000)
+    import_stream(io.BytesIO(format_record(header, race).encode()), lambda: Store(path))
+    store = Store(path)
+    entries = []
+    lines = DiceCounter.lines
+
+    def counted(self: DiceCounter, *args: Any) -> Any:
+        entries.append(1)
+        return lines(self, *args)
+
+    monkeypatch.setattr(DiceCounter, "lines", counted)
+    app = App(store, Config(), rng=random.Random(1))
+    app.home.history()
+    app.handle(Intent("down"))
+    app.handle(Intent("select"))
+    counting = app.top
+    assert isinstance(counting, DiceCount)
+    slices = []
+    while app.top is counting:
+        before = len(entries)
+        app.tick(0)
+        slices.append(len(entries) - before)
+    assert max(slices) <= SLICE and sum(slices) == store.game(1).head
     store.close()
 
 

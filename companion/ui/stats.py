@@ -8,7 +8,7 @@ against a fair die's, with the verdict.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 
 from PIL import ImageDraw
@@ -19,7 +19,7 @@ from companion.stats import (
     DiceCounter,
     PlayerRecord,
     Tally,
-    count_game,
+    counting,
     die_name,
     players,
 )
@@ -61,6 +61,7 @@ class DiceCount(Screen):
         self.host = host
         self.games = store.game_ids()
         self.done = 0
+        self.game: Iterator[None] | None = None  # the game being counted, from where it stopped
         self.counter = DiceCounter()
         self.shown = False
 
@@ -71,8 +72,16 @@ class DiceCount(Screen):
     def work(self) -> None:
         counted = 0
         while self.done < len(self.games) and counted < SLICE:
-            counted += 1 + count_game(self.counter, self.store, self.games[self.done])
-            self.done += 1
+            if self.game is None:
+                self.game = counting(self.counter, self.store, self.games[self.done])
+            counted += 1  # a game's own cost, entries or none
+            for _ in self.game:  # a long game: a slice of its entries now, the rest after
+                counted += 1
+                if counted >= SLICE:
+                    break
+            else:
+                self.game = None
+                self.done += 1
         if self.done == len(self.games):  # counted: the result takes this screen's place
             self.shown = True
             self.host.pop()
