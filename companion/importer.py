@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from companion.ai import SEAT_MARK, advisor, seat_line
+from companion.checkpoint import encode, engine_tag
 from companion.dice import MAX_ROLLS, chained_roll
 from companion.exc import RecordError
 from companion.games.base import Game, IllegalLine, Line, Prompt, Roll
@@ -255,13 +256,22 @@ class Importer:
         return self.replayer.header.game
 
     def store(self, store: Store) -> int:
-        """Write the game, whole, into ``store``; its number."""
+        """Write the game, whole, into ``store``; its number. The state it reached is kept as
+        its checkpoint, as playing it on the box would have: resuming it replays nothing."""
         header = self.replayer.header
         assert header is not None
         outcome = self.game.outcome(self.replayer.state)
         return store.adopt(self.game.id, header.lines() + [seat_line(name) for name in self.seats],
                            self.scratch.entries(), self.scratch.rolls(), outcome is not None,
-                           outcome.winners if outcome else (), "import")
+                           outcome.winners if outcome else (), "import", self.checkpoint())
+
+    def checkpoint(self) -> tuple[str, str] | None:
+        """The final state as a checkpoint, (engine, text); None for a game whose states are
+        not kept (a cache: resuming replays then)."""
+        try:
+            return engine_tag(self.game), encode(self.replayer.state)
+        except (TypeError, ValueError):
+            return None
 
 
 def answered(ask: Prompt | None, line: Line) -> Roll | None:

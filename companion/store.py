@@ -299,10 +299,12 @@ class Store:
         return cur.lastrowid
 
     def adopt(self, game: str, header: Sequence[str], entries: Iterable[tuple[Sequence[str], bool]],
-              rolls: Iterable[MadeRoll], over: bool, winners: Sequence[str], source: Source) -> int:
+              rolls: Iterable[MadeRoll], over: bool, winners: Sequence[str], source: Source,
+              state: tuple[str, str] | None = None) -> int:
         """Store a whole game at once (``companion import``): its header, its entries (lines,
         and whether the device rolled them) all in force, and its dice audit, in one
-        transaction: the game is there whole, or not at all. Its id."""
+        transaction: the game is there whole, or not at all. ``state``: the state after the
+        last entry as (engine, text), kept as its checkpoint. Its id."""
         now = self.clock.stamp()
         with self._write() as db:
             cur = db.execute(
@@ -319,6 +321,8 @@ class Store:
             db.execute("UPDATE games SET head = ? WHERE id = ?", (head, gid))
             for made in rolls:
                 self._keep_roll(db, gid, made)
+            if state is not None and head:
+                self._keep_checkpoint(db, gid, head, *state)
         self._committed(gid, None, True)  # a new game: in no copy yet
         return gid
 
