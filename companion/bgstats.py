@@ -34,6 +34,7 @@ from companion.exc import NotAPlay
 from companion.export import export
 from companion.games import KITS, title
 from companion.games.base import TABLE, Summary
+from companion.stats import finished_games
 from companion.store import GameRow, Store
 
 SOURCE = "companion"
@@ -134,6 +135,18 @@ def read_play(store: Store, gid: int) -> Play:
     options = tuple((line.split()[1], line.split()[2]) for line in header if line.startswith("option "))
     return Play(row, options, seats(summary, seats_of(row.header), first_player(store, gid, summary)),
                 "scores" in summary)
+
+
+def every_play(store: Store) -> tuple[list[Play], list[str]]:
+    """Every finished game as a play, newest first, and why any could not be one (a game
+    that no longer reads back whole is left out, not the others with it)."""
+    plays, problems = [], []
+    for row in finished_games(store):  # (a row that cannot be read at all is left out there)
+        try:
+            plays.append(read_play(store, row.id))
+        except NotAPlay as err:
+            problems.append(str(err))
+    return plays, problems
 
 
 def first_player(store: Store, gid: int, summary: Summary) -> str:

@@ -220,26 +220,29 @@ def export_plays(args: argparse.Namespace, store: Any) -> int:
     """``--bgstats``: one finished game as BG Stats' push-play JSON; ``--bgsplay``: one or
     more (``all``: every finished one) as BG Stats' share file. A game BG Stats cannot take
     (not finished, damaged) is one line and exit 1."""
-    from companion.bgstats import push_data, read_play, share_file
+    from companion.bgstats import every_play, push_data, read_play, share_file
 
     words = args.game or ["latest"]
     if args.bgstats and len(words) > 1:
         print("--bgstats takes one game; --bgsplay takes several", file=sys.stderr)
         return EXIT_CONFIG
-    if args.bgsplay and words == ["all"]:
-        gids: list[int] = [row.id for row in store.readable_games(limit=2**31)[0] if row.status == "over"]
+    problems: list[str] = []
+    if args.bgsplay and words == ["all"]:  # every one that reads back; the others named
+        plays, problems = every_play(store)
     else:
         gids = [game_number(store, word) for word in words]
         if any(gid < 0 for gid in gids):
             return -min(gids)
-    try:
-        plays = [read_play(store, gid) for gid in gids]
-    except NotAPlay as err:
-        print(err, file=sys.stderr)
-        return EXIT_ILLEGAL
+        try:
+            plays = [read_play(store, gid) for gid in gids]
+        except NotAPlay as err:
+            print(err, file=sys.stderr)
+            return EXIT_ILLEGAL
     data = push_data(plays[0]) if args.bgstats else share_file(plays)
     write_export(args, store, (json.dumps(data, ensure_ascii=False) + "\n").encode())
-    return 0
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    return EXIT_ILLEGAL if problems else 0
 
 
 def write_export(args: argparse.Namespace, store: Any, data: bytes) -> None:

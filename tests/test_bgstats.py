@@ -237,3 +237,22 @@ def test_a_game_the_clock_jumped_in_has_no_length(
                      " WHERE id = ?", (0 if created_synced == updated_synced else 7 * 86400,
                                        created_synced, updated_synced, gid))
     assert push_data(read_play(store, gid))["durationMin"] == minutes
+
+
+def test_every_finished_game_that_reads_back_goes_in_all_and_a_damaged_one_is_named(
+        tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Review of issue 28: one finished game whose stored lines no longer replay (a damaged
+    card) made ``export all --bgsplay`` write nothing, and the phone's "All finished games"
+    file a 404: the others were lost with it. They go in; the damaged one is named (exit 1,
+    as ``companion games`` does for a game it cannot read)."""
+    for record in ("microbot-racers/draw", "penguin-panic/two-players-full", "microbot-racers/lap-win"):
+        assert main(["import", str(GOLDEN / f"{record}.record"), "--state", str(tmp_path)]) == 0
+    store = Store(str(tmp_path / "companion.sqlite"))
+    store.db.execute("UPDATE entries SET lines = 'Ann fly' WHERE game = 2 AND seq = 3")
+    store.close()
+    capsys.readouterr()
+    assert main(["export", "all", "--bgsplay", "--state", str(tmp_path)]) == 1
+    out = capsys.readouterr()
+    assert len(json.loads(out.out)["plays"]) == 2
+    (said,) = out.err.splitlines()
+    assert said.startswith("game 2 ")

@@ -414,6 +414,16 @@ def test_history_offers_each_finished_game_to_bg_stats(box: Box) -> None:
     assert box.get(box.page("games/all.record"))[0] == 404
 
 
+def test_the_file_of_all_finished_games_leaves_out_only_a_damaged_one(box: Box) -> None:
+    """Review of issue 28: one finished game that no longer reads back (a damaged card)
+    made "All finished games for BG Stats" a 404, losing every other game with it."""
+    golden_games(box)
+    box.harness.store.db.execute("UPDATE entries SET lines = 'Ann fly' WHERE game = 2 AND seq = 3")
+    status, every = box.get(box.page("games/all.bgsplay"))
+    assert status == 200 and len(json.loads(every)["plays"]) == 2
+    assert box.get(box.page("games/2.bgsplay"))[0] == 404
+
+
 def test_the_stats_are_what_companion_stats_prints(box: Box) -> None:
     from companion.stats import as_json, dice, players
 

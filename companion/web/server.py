@@ -39,7 +39,7 @@ from PIL import Image
 from waitress import wasyncore
 from waitress.adjustments import Adjustments
 
-from companion.bgstats import PushLinks, read_play, share_file
+from companion.bgstats import PushLinks, every_play, read_play, share_file
 from companion.exc import NotAPlay, PageClosed
 from companion.games import title
 from companion.salvage import read_only
@@ -366,8 +366,8 @@ class PhoneApp:
         """BG Stats' share file of one finished game, or of them all."""
         store = self.store()
         try:
-            gids = [row.id for row in store.games("over", limit=2**31)] if which == "all" else [int(which)]
-            body = json.dumps(share_file([read_play(store, gid) for gid in gids])).encode()
+            plays = every_play(store)[0] if which == "all" else [read_play(store, int(which))]
+            body = json.dumps(share_file(plays)).encode()
         except NotAPlay:
             return reply(start, "404 Not Found", NOT_FOUND, "text/plain")
         finally:
