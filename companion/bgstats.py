@@ -222,7 +222,9 @@ def push_link(play: Play) -> str:
 
 def share_file(plays: Sequence[Play]) -> dict[str, Any]:
     """BG Stats' share file (``.bgsplay``) for these plays: their games, players and one
-    location (the box), each with a stable uuid, referred to by ids within the file."""
+    location (the box), each with a stable uuid, referred to by ids within the file. A
+    play named twice is in it once: a uuid is one play to BG Stats."""
+    plays = list({play.uuid: play for play in plays}.values())
     games = {game: number for number, game in enumerate(dict.fromkeys(p.game for p in plays), start=1)}
     people: dict[str, int] = {}
     for play in plays:

@@ -256,3 +256,20 @@ def test_every_finished_game_that_reads_back_goes_in_all_and_a_damaged_one_is_na
     assert len(json.loads(out.out)["plays"]) == 2
     (said,) = out.err.splitlines()
     assert said.startswith("game 2 ")
+
+
+@pytest.mark.parametrize("games", [["1", "1"], ["1", "latest"], ["2", "1", "2"]])
+def test_a_game_named_twice_is_one_play_in_the_file(
+        tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], games: list[str]) -> None:
+    """Review of issue 28: ``export 1 1 --bgsplay`` (or ``1 latest`` when 1 is the latest)
+    wrote the same play twice, two plays with one uuid in one file: BG Stats takes a uuid
+    for one play, and what it makes of the second is its own guess."""
+    for record in ("microbot-racers/draw", "microbot-racers/lap-win"):
+        assert main(["import", str(GOLDEN / f"{record}.record"), "--state", str(tmp_path)]) == 0
+    store = Store(str(tmp_path / "companion.sqlite"))
+    store.db.execute("UPDATE games SET touched = 0 WHERE id = 2")  # 1 is the latest
+    store.close()
+    capsys.readouterr()
+    assert main(["export", *games, "--bgsplay", "--state", str(tmp_path)]) == 0
+    plays = json.loads(capsys.readouterr().out)["plays"]
+    assert len(plays) == len({p["uuid"] for p in plays}) == len(set(games) - {"latest"} | {"1"})
