@@ -424,6 +424,21 @@ def test_the_file_of_all_finished_games_leaves_out_only_a_damaged_one(box: Box) 
     assert box.get(box.page("games/2.bgsplay"))[0] == 404
 
 
+@pytest.mark.parametrize("damage", ["winners = 'x'", "header = X'ff00'", "head = 'x'"])
+def test_history_lists_every_finished_game_that_reads_when_one_does_not(box: Box, damage: str) -> None:
+    """Review of issue 28: one finished game whose stored row no longer reads (a flipped
+    bit on the card while the box runs) made History a 503 on the phone and "internal
+    error" on the box, hiding every other game, while ``companion games``, the stats and
+    BG Stats' file of all finished games leave out only that one."""
+    golden_games(box)
+    box.harness.store.db.execute(f"UPDATE games SET {damage} WHERE id = 2")
+    status, body = box.get(box.page("games"))
+    assert status == 200 and [game["id"] for game in json.loads(body)] == [3, 1]
+    app = box.harness.app
+    app.home.history()
+    assert [item.label for item in app.top.items][2:] == ["Leaf-Climbers", "Microbot Racers"]
+
+
 def test_the_stats_are_what_companion_stats_prints(box: Box) -> None:
     from companion.stats import as_json, dice, players
 

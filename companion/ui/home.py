@@ -91,7 +91,9 @@ class Home:
 
         from companion.ui.stats import DiceCount, players_menu
 
-        rows = self.store.games("over")
+        rows, unreadable = self.store.readable_games("over")  # one that cannot be read hides no other
+        for problem in unreadable:
+            log.error("%s; it stays in the store", problem)
         items = [Item("Players", lambda: self.app.push(players_menu(self.store, self.app, shown_time)), "who wins"),
                  Item("Dice", lambda: self.app.push(DiceCount(self.store, self.app)), "are they fair"),
                  *(Item(title_of(row), partial(show, row), ", ".join(row.winners) or "draw") for row in rows)]

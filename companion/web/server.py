@@ -344,7 +344,7 @@ class PhoneApp:
         """Finished games, newest first: title, players, winners."""
         store = self.store()
         try:
-            rows = store.games("over")
+            rows = store.readable_games("over")[0]  # one that cannot be read hides no other
             # The link to BG Stats is the play's own data: it leaves the page only when tapped.
             games = [{"id": row.id, "title": title(row.game),
                       "players": row.header[1].split()[1:] if len(row.header) > 1 else [],
