@@ -120,6 +120,43 @@ def test_history_links_to_bg_stats_and_the_stats_load_nothing_from_elsewhere(bro
     page.close()
 
 
+def test_finished_games_the_box_cannot_read_just_now_are_not_said_to_be_none(
+        browser: Any, box: Box, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review of issue 28: while the store could not be read (a restore, a lock), History,
+    Players and Dice said "No finished games yet." and stayed so until a game ended: a
+    box full of games told the table it had none. They say they cannot be read just now,
+    and ask again."""
+    import io
+
+    from companion.importer import import_stream
+    from companion.store import Store
+    from companion.web.server import PhoneApp
+
+    golden = pathlib.Path(__file__).parent / "golden"
+    import_stream(io.BytesIO((golden / "microbot-racers" / "lap-win.record").read_bytes()),
+                  lambda: Store(box.store_path))
+    refused: list[str] = []
+
+    def busy(route: str) -> Any:
+        read = getattr(PhoneApp, route)
+
+        def answer(app: PhoneApp, start: Any) -> Any:
+            if refused.count(route) < 2:  # the first two asks find the store busy
+                refused.append(route)
+                raise OSError("the store is being restored")
+            return read(app, start)
+        return answer
+
+    for route in ("history", "stats"):
+        monkeypatch.setattr(PhoneApp, route, busy(route))
+    page = open_page(browser, box)
+    page.wait_for_function("document.querySelector('#history').textContent.includes('cannot read')")
+    assert "No finished" not in page.inner_text("#history") + page.inner_text("#players")
+    page.wait_for_function("document.querySelectorAll('#history a').length > 0", timeout=20_000)
+    page.wait_for_function("document.querySelector('#players').textContent.includes('Ann')", timeout=20_000)
+    page.close()
+
+
 def test_the_whole_record_scrolls_back_to_the_first_entry_and_follows_the_box(
         browser: Any, box: Box, tmp_path: pathlib.Path) -> None:
     """The record shows the last entries at once, older ones as it is scrolled (a part at a
