@@ -284,15 +284,15 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_stats(args: argparse.Namespace) -> int:
     """Who plays and wins each game, and each game's dice against a fair die's, as text or
     as one JSON object (what History > Players and Dice show on the box)."""
-    from companion.clock import shown_time
+    from companion.clock import UNSURE_WORDS, shown_time
     from companion.stats import as_json, as_text, dice, players
 
     store = reading_store(args)
     records, tallies = players(store), dice(store)
     if args.json:
         print(json.dumps(as_json(records, tallies)))
-    else:
-        sys.stdout.write(as_text(records, tallies, shown_time))
+    else:  # a date of an unset clock marked in words, as `companion games` marks it
+        sys.stdout.write(as_text(records, tallies, lambda when, synced: shown_time(when, synced, f" {UNSURE_WORDS}")))
     return 0
 
 

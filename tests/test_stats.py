@@ -216,6 +216,24 @@ def test_companion_stats_as_text_and_json(tmp_path: pathlib.Path, capsys: pytest
     assert one["rolls"] == sum(one["faces"]) and one["die"] == f"d{len(one['faces'])}"
 
 
+def test_companion_stats_marks_a_date_of_an_unset_clock_as_companion_games_does(
+        tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Review of issue 28: ``companion stats`` wrote "last 27 Nov 07:29?", a bare question
+    mark that nothing on the command line explains, where ``companion games`` writes the
+    same date "(clock not synced)"."""
+    assert main(["import", str(GOLDEN / "microbot-racers" / "lap-win.record"), "--state", str(tmp_path)]) == 0
+    store = Store(str(tmp_path / "companion.sqlite"))
+    store.db.execute("UPDATE games SET created_synced = 0, updated_synced = 0")
+    store.close()
+    capsys.readouterr()
+    assert main(["games", "--state", str(tmp_path)]) == 0
+    listed = capsys.readouterr().out
+    assert main(["stats", "--state", str(tmp_path)]) == 0
+    said = [line for line in capsys.readouterr().out.splitlines() if "played" in line]
+    assert said and all(line.endswith(" (clock not synced)") for line in said)
+    assert "(clock not synced)" in listed and "?" not in "".join(said)
+
+
 # --- on the box ---
 
 
