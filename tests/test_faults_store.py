@@ -406,6 +406,21 @@ def test_a_value_that_cannot_be_read_sets_the_store_aside_and_the_rest_opens(
         store.close()
 
 
+def test_a_game_in_play_that_cannot_be_read_hides_no_other_from_the_home_menu(tmp_path: pathlib.Path) -> None:
+    """Review of issue 28 (as History): a row of a game in play that no longer reads while
+    the box runs (a flipped bit; the store is set aside at the next start) made the home
+    menu, worked out at each frame, fail to draw, and Resume fail, hiding the other game."""
+    store = Store(str(tmp_path / "companion.sqlite"))
+    header = Header(GAMES["microbot-racers"], ("Ann", "Bob"), ())
+    kept, damaged = Session.new(store, header).gid, Session.new(store, header).gid
+    store.db.execute("UPDATE games SET winners = 'x' WHERE id = ?", (damaged,))
+    app = App(store, Config())
+    (resume,) = [item for item in app.home.items() if item.label == "Resume"]
+    resume.run()
+    assert app.session is not None and app.session.gid == kept
+    store.close()
+
+
 @pytest.mark.parametrize("sql", [s for _, s in UNREADABLE], ids=[n for n, _ in UNREADABLE])
 def test_companion_games_lists_what_it_can_read_and_names_what_it_cannot(
         tmp_path: pathlib.Path, sql: str, capsys: pytest.CaptureFixture[str]) -> None:

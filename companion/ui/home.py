@@ -60,7 +60,7 @@ class Home:
         """The home menu: Resume (when a game is unfinished), New game, History, Rules,
         Settings."""
         items = [Item("New game", self.new_game)]
-        playing = self.store.games("playing")
+        playing = self.playing()
         if len(playing) == 1:
             items.insert(0, Item("Resume", lambda: self.app.open(playing[0].id), hint_title(playing[0])))
         elif playing:
@@ -72,8 +72,13 @@ class Home:
     def resume_menu(self) -> None:
         self.app.push(Menu("Resume", [
             Item(title_of(row), partial(self.app.open, row.id), shown_time(row.updated, row.updated_synced))
-            for row in self.store.games("playing")
+            for row in self.playing()
         ]))
+
+    def playing(self) -> list[GameRow]:
+        """The games in play that can be read: one that cannot (set aside at the next start)
+        hides no other."""
+        return self.store.readable_games("playing")[0]
 
     def history(self) -> None:
         def details(row: GameRow) -> None:
