@@ -229,6 +229,9 @@ def export_plays(args: argparse.Namespace, store: Any) -> int:
     problems: list[str] = []
     if args.bgsplay and words == ["all"]:  # every one that reads back; the others named
         plays, problems = every_play(store)
+        if not plays:  # an empty file would import as nothing, dated 1970: say so instead
+            print(*problems, "no finished games to export", sep="\n", file=sys.stderr)
+            return EXIT_ILLEGAL
     else:
         gids = [game_number(store, word) for word in words]
         if any(gid < 0 for gid in gids):

@@ -273,3 +273,19 @@ def test_a_game_named_twice_is_one_play_in_the_file(
     assert main(["export", *games, "--bgsplay", "--state", str(tmp_path)]) == 0
     plays = json.loads(capsys.readouterr().out)["plays"]
     assert len(plays) == len({p["uuid"] for p in plays}) == len(set(games) - {"latest"} | {"1"})
+
+
+def test_all_with_no_finished_game_is_one_line_and_no_file(
+        tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Review of issue 28: ``export all --bgsplay`` with no finished game wrote a file with
+    no plays and a location dated 1970, and said it went well (exit 0)."""
+    unfinished = tmp_path / "unfinished.record"
+    unfinished.write_text("".join((GOLDEN / "microbot-racers" / "draw.record").read_text().splitlines(True)[:6]))
+    assert main(["import", str(unfinished), "--state", str(tmp_path)]) == 0
+    capsys.readouterr()
+    assert main(["export", "all", "--bgsplay", "--state", str(tmp_path)]) == 1
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == "no finished games to export\n"
+    output = tmp_path / "all.bgsplay"
+    assert main(["export", "all", "--bgsplay", "-o", str(output), "--state", str(tmp_path)]) == 1
+    assert not output.exists()

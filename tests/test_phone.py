@@ -414,6 +414,11 @@ def test_history_offers_each_finished_game_to_bg_stats(box: Box) -> None:
     assert box.get(box.page("games/all.record"))[0] == 404
 
 
+def test_the_file_of_all_finished_games_is_not_found_before_a_game_ends(box: Box) -> None:
+    """An empty share file (no plays, a location dated 1970) is nothing to keep: not found."""
+    assert box.get(box.page("games/all.bgsplay"))[0] == 404
+
+
 def test_the_file_of_all_finished_games_leaves_out_only_a_damaged_one(box: Box) -> None:
     """Review of issue 28: one finished game that no longer reads back (a damaged card)
     made "All finished games for BG Stats" a 404, losing every other game with it."""

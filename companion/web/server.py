@@ -367,6 +367,8 @@ class PhoneApp:
         store = self.store()
         try:
             plays = every_play(store)[0] if which == "all" else [read_play(store, int(which))]
+            if not plays:
+                raise NotAPlay("no finished games")
             body = json.dumps(share_file(plays)).encode()
         except NotAPlay:
             return reply(start, "404 Not Found", NOT_FOUND, "text/plain")
