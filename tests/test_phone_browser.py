@@ -296,6 +296,20 @@ FITS = r"""() => {
                     + `${px(q.bottom)}, outside x ${px(left)}-${px(right)}, y ${px(top)}-${px(bottom)}`);
         break;
       }
+      // A word on two lines reads as two ("19" as 1 over 9). Only a word that no column of
+      // a phone could hold, wider than half the window (a name of 12 W's), may break; a
+      // hyphenated one may break after a hyphen ("drift-" / "left").
+      for (const part of word[0].matchAll(/[^-]+-?/g)) {
+        range.setStart(t, word.index + part.index);
+        range.setEnd(t, word.index + part.index + part[0].length);
+        const pieces = [...range.getClientRects()].filter(q => q.width);
+        const rows = new Set(pieces.map(q => Math.round(q.bottom)));
+        const wide = pieces.reduce((sum, q) => sum + q.width, 0);
+        if (rows.size > 1 && wide <= root.clientWidth / 2) {
+          faults.push(`${where(box)}: "${part[0].slice(0, 30)}" broken over ${rows.size} lines`);
+          break;
+        }
+      }
     }
   }
   return faults;
