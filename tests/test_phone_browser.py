@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from tests.harness import RECORDS, Box
+from tests.texts import ONE_OF_MANY
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
@@ -349,6 +350,7 @@ def misfits(page: Any, what: str) -> list[str]:
         found += [f"{what} at {width} px: {fault}" for fault in page.evaluate(FITS)]
     text = page.inner_text("body")
     found += [f"{what}: {word!r} on the page" for word in ("[object", "undefined", "NaN") if word in text]
+    found += [f"{what}: {said.group(0)!r} on the page" for said in ONE_OF_MANY.finditer(text)]
     return found
 
 
