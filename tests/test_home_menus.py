@@ -24,8 +24,8 @@ from companion.ui.widgets import Menu
 from tests.playout import answer
 from tests.texts import widest_names, widest_options
 
-#: Lines that act (start, leave, end, delete or change a game) or open the play screen.
-ACTS = ("New game", "Resume", "Abandon", "Delete", "Undo", "Leave", "New link", "Yes", "Keys", "Screen patterns")
+#: Lines that act: start, leave, end, delete or change a game (Resume's games open, and are looked at).
+ACTS = ("New game", "Abandon", "Delete", "Undo", "Leave", "New link", "Yes", "Keys", "Screen patterns")
 DEPTH = 4  # menus within menus: Home > History > Dice > a game > a die
 LINES = 60  # lines of each game played
 
