@@ -351,6 +351,11 @@ def misfits(page: Any, what: str) -> list[str]:
     text = page.inner_text("body")
     found += [f"{what}: {word!r} on the page" for word in ("[object", "undefined", "NaN") if word in text]
     found += [f"{what}: {said.group(0)!r} on the page" for said in ONE_OF_MANY.finditer(text)]
+    empty = page.evaluate("""() => [...document.querySelectorAll("section")].filter(s => s.getClientRects().length
+        && ![...s.children].some(e => e.tagName !== "H2" && (e.innerText.trim() || e.querySelector("canvas, img, svg")
+                                                               || ["CANVAS", "IMG", "SVG"].includes(e.tagName))))
+        .map(s => s.innerText.trim())""")
+    found += [f"{what}: a heading over nothing, {heading!r}" for heading in empty]
     return found
 
 
