@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from tests.harness import RECORDS, Box
+from tests.texts import ONE_OF_MANY
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
@@ -333,6 +334,20 @@ FITS = r"""() => {
                     + `${px(q.bottom)}, outside x ${px(left)}-${px(right)}, y ${px(top)}-${px(bottom)}`);
         break;
       }
+      // A word on two lines reads as two ("19" as 1 over 9). Only a word that no column of
+      // a phone could hold, wider than half the window (a name of 12 W's), may break; a
+      // hyphenated one may break after a hyphen ("drift-" / "left").
+      for (const part of word[0].matchAll(/[^-]+-?/g)) {
+        range.setStart(t, word.index + part.index);
+        range.setEnd(t, word.index + part.index + part[0].length);
+        const pieces = [...range.getClientRects()].filter(q => q.width);
+        const rows = new Set(pieces.map(q => Math.round(q.bottom)));
+        const wide = pieces.reduce((sum, q) => sum + q.width, 0);
+        if (rows.size > 1 && wide <= root.clientWidth / 2) {
+          faults.push(`${where(box)}: "${part[0].slice(0, 30)}" broken over ${rows.size} lines`);
+          break;
+        }
+      }
     }
   }
   return faults;
@@ -372,6 +387,12 @@ def misfits(page: Any, what: str) -> list[str]:
         found += [f"{what} at {width} px: {fault}" for fault in page.evaluate(FITS)]
     text = page.inner_text("body")
     found += [f"{what}: {word!r} on the page" for word in ("[object", "undefined", "NaN") if word in text]
+    found += [f"{what}: {said.group(0)!r} on the page" for said in ONE_OF_MANY.finditer(text)]
+    empty = page.evaluate("""() => [...document.querySelectorAll("section")].filter(s => s.getClientRects().length
+        && ![...s.children].some(e => e.tagName !== "H2" && (e.innerText.trim() || e.querySelector("canvas, img, svg")
+                                                               || ["CANVAS", "IMG", "SVG"].includes(e.tagName))))
+        .map(s => s.innerText.trim())""")
+    found += [f"{what}: a heading over nothing, {heading!r}" for heading in empty]
     return found
 
 

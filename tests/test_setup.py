@@ -478,8 +478,8 @@ def test_the_set_up_screens_are_whole_and_clear_with_the_longest_names_and_value
         for key, spec in game.options.items():
             if spec.choices:
                 setup.values[key] = spec.choices[-1]
-        if "colours" in game.options:
-            setup.values["colours"] = ",".join(LONGEST)
+        if "colours" in game.options:  # none of them a player's name (a name may be shortened)
+            setup.values["colours"] = ",".join(f"{name[:-1]}{seat}" for seat, name in enumerate(LONGEST))
         if "deck" in game.options:
             setup.values["deck"] = ",".join(str(v % 10) for v in range(990))
         setup.show_setup()

@@ -429,18 +429,29 @@ def label_and_hint(draw: ImageDraw.ImageDraw, xy: tuple[int, int], right: int, l
     the check counts as a fault: the hint is part of what the line says.
     """
     x, baseline = xy
-    hint_width = length(hint, 10) if hint else 0
-    if hint:  # the players' names in the label give way to the hint
-        label = named(label, size, int(right - x - HINT_GAP - hint_width))
-    label_width = length(label, size)
-    if hint and x + label_width + HINT_GAP + hint_width > right:  # a name as the hint gives way too
-        hint = named(hint, 10, int(right - x - label_width - HINT_GAP))
-        hint_width = length(hint, 10)
-    if hint and x + label_width + HINT_GAP + hint_width <= right:
+    both = beside(label, hint, size, right - x)
+    if both is not None:
+        label, hint = both
+    if hint and both is not None:
         text(draw, (right, hint_baseline or baseline), hint, 10, fill, anchor="rs")
     elif hint:
         report(f"{label} | {hint}", "hint left out")
     text(draw, (x, baseline), label, size, fill, right - x, ellipsis=ellipsis, struck=struck)
+
+
+def beside(label: str, hint: str, size: int, width: int) -> tuple[str, str] | None:
+    """The label (in ``size``) and its small hint as they fit side by side in ``width``
+    pixels, the players' names in them shortened as ``naming`` says (the label's first);
+    None when the hint does not fit beside the label."""
+    if not hint:
+        return label, hint
+    hint_width = length(hint, 10)
+    label = named(label, size, int(width - HINT_GAP - hint_width))
+    label_width = length(label, size)
+    if label_width + HINT_GAP + hint_width > width:  # a name as the hint gives way too
+        hint = named(hint, 10, int(width - label_width - HINT_GAP))
+        hint_width = length(hint, 10)
+    return (label, hint) if label_width + HINT_GAP + hint_width <= width else None
 
 
 def lines(draw: ImageDraw.ImageDraw, xy: tuple[int, int], words: str, size: int, width: int,

@@ -318,7 +318,8 @@ class NewGame:
 
         def items() -> list[Item]:
             return [Item("Done", done, f"{len(names)} {ask.noun}s", Slot(key, -1, ",".join(names))),
-                    *(Item(name, partial(pick, index), f"{ask.noun} {index + 1}", Slot(key, index, name))
+                    # Numbered in the label: a hint beside a name as long as names get has no room.
+                    *(Item(f"{index + 1}. {name}", partial(pick, index), "", Slot(key, index, name))
                       for index, name in enumerate(names))]
 
         menu = Menu(title, items)

@@ -104,7 +104,10 @@ def dice_menu(tallies: Sequence[Tally], host: Host) -> Menu:
         games.setdefault(tally.game, []).append(tally)
 
     def game(game_id: str) -> None:
-        host.push(Menu(screen_title(game_id), [
+        # Titled "Dice", not the game: the top bar's corner then has room for the chosen
+        # line's verdict, which has none beside "d20 typed or read" (the game is the line
+        # chosen a screen before, and the chart's page names it).
+        host.push(Menu("Dice", [
             Item(f"{die_name(t.sides)} {SOURCE_WORDS[t.source]}", partial(host.push, DiceChart(t)), short(t))
             for t in games[game_id]]))
 

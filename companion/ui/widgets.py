@@ -25,6 +25,7 @@ from companion.ui.draw import (
     WIDTH,
     Area,
     arrows,
+    beside,
     cover,
     fit,
     header,
@@ -63,6 +64,7 @@ class Host(Protocol):
 
 ROW = 16  # pixels per menu row at 12 px type
 ROWS = 3
+LINE = WIDTH - 12  # where a menu line's hint ends (the arrows are right of it)
 
 
 class Screen:
@@ -128,8 +130,9 @@ class Menu(Screen):
         return found
 
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
-        header(draw, self.title, self.corner)
         items = self.items
+        aside = self.hint_aside(items)
+        header(draw, self.title, aside or self.corner)
         top = self.in_view(len(items))
         # A notice covers the rows at the foot: only the lines wholly above it are drawn.
         room = notice_top(self.message, self.notice_area) if self.message else HEIGHT
@@ -140,11 +143,22 @@ class Menu(Screen):
             if chosen:  # framed, with a solid tab: the inverted bar is the title's alone
                 draw.rectangle((0, y + 1, WIDTH - 9, y + ROW - 1), outline=WHITE)
                 draw.rectangle((0, y + 1, 2, y + ROW - 1), fill=WHITE)
-            label_and_hint(draw, (5, y + 12), WIDTH - 12, item.label,
-                           item.hint if chosen or self.all_hints else "", 12, WHITE, ellipsis=item.shorten)
+            hint = item.hint if (chosen and not aside) or self.all_hints else ""
+            label_and_hint(draw, (5, y + 12), LINE, item.label, hint, 12, WHITE, ellipsis=item.shorten)
         arrows(draw, WIDTH - 7, 15, HEIGHT - 2, top > 0, top + ROWS < len(items))
         if self.message:
             notice(draw, self.notice_area, self.message)
+
+    def hint_aside(self, items: Sequence[Item]) -> str:
+        """The chosen line's hint, when it has no room beside its label (a game's long
+        name and its count) and has room in the top bar's corner: it goes there."""
+        if not items or self.corner or self.all_hints:
+            return ""
+        item = items[self.cursor]
+        if beside(item.label, item.hint, 12, LINE - 5) is not None:
+            return ""
+        room = WIDTH - 4 - length(self.title, 12) - HINT_GAP - 2
+        return item.hint if length(item.hint, 10) <= room else ""
 
     def in_view(self, count: int) -> int:
         """The first line in view: the lines stay where they are while the cursor moves
