@@ -41,6 +41,7 @@ from PIL import Image
 
 from companion import checkpoint
 from companion.backup import REBASE, Backups, changes_of, copies
+from companion.benchgames import generated_session
 from companion.config import Config, PhoneConfig
 from companion.daemon import Daemon
 from companion.games import GAMES
@@ -71,6 +72,8 @@ REPLAY_PAIRS = 5  # whole-process runs of replay and of the reference engine, ta
 REFERENCE = "reference_replay.py"
 #: Capture mode's scripted presses: a Microbot race set up, P1 rolled, the first picks.
 CAPTURE_KEYS = "select select select select select roll select select"
+#: The seeds of the games bench makes of each game (tests/test_presses.py makes others).
+BENCH_SEEDS = range(1, 11)
 #: Seconds between presses at a table: long enough for an entry's result to go by itself
 #: (after RESULT_SECONDS) before the next press, as it does when people play.
 TABLE_PACE = 3.0
@@ -154,9 +157,6 @@ class Interactions:
     redraw_bytes: int = 0
     page_events: int = 0  # snapshots the slowest open phone page received
     skipped: list[str] = field(default_factory=list)
-    #: Per game: presses for the record lines, the lines, presses to set the games up and
-    #: leave them, and the games.
-    games: dict[str, list[int]] = field(default_factory=dict)
     #: At table pace, frames the loop sent with no press, by cause ("result" going by
     #: itself, burn-in "shift"), then device: wire bytes as in ``wire``.
     alone: dict[str, dict[str, list[tuple[int, int]]]] = field(default_factory=dict)
@@ -239,21 +239,13 @@ def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.P
 
     driver = Driver(app, press)
     for replayed in records:
-        before_setup = len(out.commit)
         driver.new_game(replayed.header)
-        before_lines = len(out.commit)
         try:
             for line in replayed.actions:
                 driver.line(line)
         except Exception as err:  # report, and go on with the rest of the session
             out.skipped.append(f"{replayed.header.game.id}: {err}")
-        after_lines = len(out.commit)
         driver.leave_game()
-        tally = out.games.setdefault(replayed.header.game.id, [0, 0, 0, 0])
-        tally[0] += after_lines - before_lines
-        tally[1] += len(replayed.actions)
-        tally[2] += before_lines - before_setup + len(out.commit) - after_lines
-        tally[3] += 1
     before = panels.bytes()
     daemon.refresh()  # the same screen again: nothing may go out
     out.redraw_bytes = sum(panels.bytes().values()) - sum(before.values())
@@ -264,6 +256,65 @@ def play_session(records: list[Replayed], with_stock: bool, directory: pathlib.P
             reader.close()
     store.close()
     return out
+
+
+@dataclass
+class Typed:
+    """The presses that typed one game's records in: on their lines (each game's own
+    figure too, and by verb), and apart, setting each game up and leaving it."""
+
+    presses: int = 0
+    lines: int = 0
+    setup: int = 0
+    games: int = 0
+    each: list[float] = field(default_factory=list)  # per record: presses a line
+    verbs: dict[str, list[int]] = field(default_factory=dict)  # per verb: presses, lines
+    skipped: list[str] = field(default_factory=list)  # records the box would not take, and why
+
+    def per_line(self) -> float:
+        return self.presses / max(1, self.lines)
+
+
+def count_presses(records: Sequence[Replayed]) -> dict[str, Typed]:
+    """Type every record in through the screens and count the presses, per game: the app
+    alone over a store in memory (presses are counted, not timed: no frames, no fsync)."""
+    store = Store(":memory:")
+    app = App(store, Config(), rng=random.Random(1))
+    presses = 0
+
+    def press(intent: Intent) -> None:
+        nonlocal presses
+        presses += 1
+        app.handle(intent)
+
+    driver = Driver(app, press)
+    found: dict[str, Typed] = {}
+    try:
+        for replayed in records:
+            tally = found.setdefault(replayed.header.game.id, Typed())
+            began = presses
+            driver.new_game(replayed.header)
+            tally.setup += presses - began
+            began = presses
+            try:
+                for line in replayed.actions:
+                    before = presses
+                    driver.line(line)
+                    verb = tally.verbs.setdefault(line.verb, [0, 0])
+                    verb[0] += presses - before
+                    verb[1] += 1
+            except Exception as err:  # report, and go on with the rest
+                tally.skipped.append(f"{replayed.header.game.id}: {err}")
+            tally.presses += presses - began
+            tally.lines += len(replayed.actions)
+            tally.games += 1
+            tally.each.append((presses - began) / max(1, len(replayed.actions)))
+            began = presses
+            driver.leave_game()
+            tally.setup += presses - began
+    finally:
+        store.close()
+    return found
 
 
 def settle(phone: Any, readers: list[PageReader], most: float = 1.0) -> None:
@@ -869,11 +920,27 @@ def report_pace(found: Interactions, pace: float) -> None:
             print(f"    {kind} on the wire, a result going by itself: {gone.show(full=full)}")
 
 
-def report_presses(found: Interactions) -> None:
-    """Presses per record line, each game (its set-up and leaving apart)."""
-    for game, (presses, lines, setup, games) in sorted(found.games.items()):
-        print(f"    {game}: {presses} presses for {lines} lines, {presses / max(1, lines):.2f} a line; "
-              f"setting up and leaving {setup / max(1, games):.1f} a game")
+def report_presses(checked: dict[str, Typed], generated: dict[str, Typed]) -> None:
+    """Presses per record line, each game: the checked-in session's, and the generated
+    games' with their spread over the games (setting up and leaving apart), then where
+    the generated games' presses go."""
+    print(f"presses per record line, typed in through the screens (the checked-in session; "
+          f"{max(t.games for t in generated.values())} games of each game that bench makes, "
+          f"companion/benchgames.py), setting up and leaving a game apart:")
+    for game in sorted(generated):
+        mine, made = checked.get(game, Typed()), generated[game]
+        spread = sorted(made.each)
+        print(f"    {game}: checked-in {mine.per_line():.2f} ({mine.lines} lines); generated "
+              f"{made.per_line():.2f} ({made.lines} lines; games {spread[0]:.2f}-{spread[-1]:.2f}, "
+              f"median {statistics.median(spread):.2f}); setting up and leaving "
+              f"{made.setup / max(1, made.games):.1f} a game")
+    for game, made in sorted(generated.items()):
+        verbs = sorted(made.verbs.items(), key=lambda kv: -kv[1][0])
+        print(f"    {game}, generated, by verb: "
+              + ", ".join(f"{verb} {p / n:.2f} ({100 * p / max(1, made.presses):.0f}%)" for verb, (p, n) in verbs))
+    for made in (*checked.values(), *generated.values()):
+        for skipped in made.skipped:
+            print(f"    not entered: {skipped}")
 
 
 def report_chip(kind: str, ours: list[int], wire: list[tuple[int, int]],
@@ -952,7 +1019,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         found = play_session(records, True, work)
         report_bytes(found)
         report_pace(play_session(records, True, work, pace=TABLE_PACE), TABLE_PACE)
-        report_presses(found)
+        report_presses(count_presses(records), count_presses(generated_session(BENCH_SEEDS)))
         report_latency(play_session(records, False, work))
         with_pages = play_session(records, False, work, pages=MAX_PAGES)
         print(f"with the phone view on and {MAX_PAGES} pages open ({with_pages.page_events} updates each):")

@@ -313,7 +313,9 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
             if inputs is None:
                 app.toast("No buttons: GPIO failed")
             else:
-                keys.holds = stand_ins(set().union(*(made.keys for made in inputs)))
+                roles = set().union(*(made.keys for made in inputs))
+                keys.holds = stand_ins(roles)
+                app.arrows = {"left", "right"} <= roles  # numbers two at a time where both are keys
                 report_lost([pin for made in inputs for pin in made.lost], keys.holds, app)
             if keyboard_drives:
                 keyboard = Keyboard(sys.stdin.fileno(), events, partial(press_pin, inputs or []))

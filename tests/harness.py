@@ -114,6 +114,7 @@ class Harness:
         # Wired as `companion run` wires it: settings kept in the directory, the preset's keys.
         self.app = App(self.store, config or Config(), rng=random.Random(seed), inputs=list(self.pins),
                        save=partial(save_settings, state_dir=directory))
+        self.app.arrows = {"left", "right"} <= set(self.pins)
         self.output = Output(lambda: self.device, shift=False, clock=lambda: self.now)
         self.daemon = Daemon(self.app, self.output, self.events, KeyLogic(0.02, 0.6),
                              clock=lambda: self.now)

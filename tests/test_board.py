@@ -28,15 +28,42 @@ def test_marks_show_where_a_legal_line_can_start_then_where_it_can_go() -> None:
     assert GRID.marked(((1, 1),)) == {(1, 2), (2, 1)}
 
 
-def test_up_and_down_alone_reach_every_square() -> None:
-    board = screen([])
+def test_up_and_down_stop_only_on_the_squares_the_pick_can_use_and_reach_every_one() -> None:
+    board, host = screen([]), Host()
+    seen = []
+    for _ in range(3):
+        seen.append(board.cursor)
+        board.on(Intent("up"), host)
+    assert seen == [(1, 1), (3, 3), (1, 1)]  # the two squares a move starts on, up the columns
+    board.on(Intent("down"), host)
+    assert board.cursor == (1, 1)
+    board.on(Intent("select"), host)  # a1: it goes to a2 or b1
+    board.on(Intent("up"), host)
+    assert board.cursor == (1, 2)
+    board.on(Intent("up"), host)
+    assert board.cursor == (2, 1)  # on to the next column at the edge
+    board.on(Intent("up"), host)
+    assert board.cursor == (1, 2)
+
+
+def test_left_and_right_walk_the_row_one_square_at_a_time() -> None:
+    board, host = screen([]), Host()
+    walked = []
+    for _ in range(4):
+        board.on(Intent("right"), host)
+        walked.append(board.cursor)
+    assert walked == [(2, 1), (3, 1), (4, 1), (1, 1)]
+    board.on(Intent("left"), host)
+    assert board.cursor == (4, 1)
+
+
+def test_with_nothing_marked_up_and_down_walk_every_square() -> None:
+    board = BoardScreen(replace(GRID, legal=()), plain_board, dict, lambda line: "", "Move")
     seen = set()
     for _ in range(16):
         seen.add(board.cursor)
         board.on(Intent("up"), Host())
     assert len(seen) == 16 and board.cursor == (1, 1)
-    board.on(Intent("down"), Host())
-    assert board.cursor == (4, 4)
 
 
 def test_two_picks_make_the_line_and_close_the_board() -> None:
@@ -53,9 +80,9 @@ def test_a_refused_square_keeps_the_board_open_with_the_reason_and_the_pick() ->
     board, host = screen(done, refuse="a stack moves straight along a row or column"), Host()
     board.on(Intent("select"), host)  # a1
     board.on(Intent("right"), host)
-    board.on(Intent("up"), host)
-    board.on(Intent("select"), host)  # b2: not in line
-    assert done == [Line("Ann", "move", ("a1", "b2"))] and host.popped == 0
+    board.on(Intent("right"), host)
+    board.on(Intent("select"), host)  # c1: not a square a1 goes to
+    assert done == [Line("Ann", "move", ("a1", "c1"))] and host.popped == 0
     assert board.message == "a stack moves straight along a row or column"
     assert board.picked == ((1, 1),)  # still picked: the next square makes the line from a1
     image = blank()
@@ -65,15 +92,14 @@ def test_a_refused_square_keeps_the_board_open_with_the_reason_and_the_pick() ->
 
 def test_a_square_no_line_starts_on_is_refused_when_picked_with_the_rules_reason() -> None:
     done: list[Line] = []
-    grid = replace(GRID, refusals=(((2, 2), "b2 holds no stack you control"),))
+    grid = replace(GRID, refusals=(((2, 1), "b1 holds no stack you control"),))
     board, host = BoardScreen(grid, plain_board, dict, lambda line: done.append(line) or "", "Move"), Host()
     board.on(Intent("right"), host)
-    board.on(Intent("up"), host)
-    board.on(Intent("select"), host)  # b2
-    assert board.message == "b2 holds no stack you control" and board.picked == () and done == []
-    board.on(Intent("up"), host)
-    board.on(Intent("select"), host)  # b3: the game gave no reason, plain words say it
-    assert board.message == "no move starts on b3" and board.picked == ()
+    board.on(Intent("select"), host)  # b1
+    assert board.message == "b1 holds no stack you control" and board.picked == () and done == []
+    board.on(Intent("right"), host)
+    board.on(Intent("select"), host)  # c1: the game gave no reason, plain words say it
+    assert board.message == "no move starts on c1" and board.picked == ()
 
 
 def test_another_square_a_line_starts_on_takes_the_pick_over() -> None:

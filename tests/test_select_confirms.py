@@ -52,15 +52,19 @@ def stored_last(store: Store, session: Session) -> str:
     return again.store.entries(again.gid, again.head)[-1].lines[-1]
 
 
-def test_left_on_the_first_number_and_right_on_the_last_stay_in_the_form(
+def test_right_and_left_change_the_outlined_number_and_never_take_it_or_leave(
         store: Store, tmp_path: pathlib.Path) -> None:
-    app, _ = opened(store, "penguin-panic", ("Ann", "Bob"), *PP)
-    press(app, 2)  # faces, die 1 = 2, on to die 2
+    app, session = opened(store, "penguin-panic", ("Ann", "Bob"), *PP)
+    press(app, 2)  # faces, die 1 = 2, on to die 2, die 3 outlined (at 2 as well)
     press(app, "left", "left", "left")
-    assert isinstance(app.top, Numbers) and app.top.at == 0
+    form = app.top
+    assert isinstance(form, Numbers) and (form.at, form.following, form.values) == (1, 2, [2, 2, 5])
     press(app, "right", "right", "right", "right")
-    assert isinstance(app.top, Numbers) and app.top.at == 2
-    assert app.top.message == "select: OK"
+    assert form.values == [2, 2, 3] and app.top is form and head(store, session) == len(PP)
+    press(app, "back")  # one number back
+    assert app.top is form and form.at == 0
+    press(app, "back")
+    assert isinstance(app.top, PlayScreen) and head(store, session) == len(PP)
 
 
 def test_a_digit_the_die_cannot_show_says_why(store: Store, tmp_path: pathlib.Path) -> None:
@@ -83,17 +87,16 @@ def test_right_on_the_play_screen_and_its_pages_never_plays_a_card(
     assert isinstance(app.top, Views)
     press(app, *["right"] * 12, *["left"] * 5)
     assert isinstance(app.top, Views) and head(store, session) == 0
-    press(app, "back", *["right"] * 6)
-    assert isinstance(app.top, PlayScreen) and head(store, session) == 0
+    press(app, "back", *["right"] * 6)  # on the card table, opened by the first right
+    assert isinstance(app.top, BoardScreen) and head(store, session) == 0
 
 
 def test_left_and_right_leave_no_page_menu_or_preview(store: Store, tmp_path: pathlib.Path) -> None:
-    app, session = opened(store, "penguin-panic", ("Ann", "Bob"), *PP,
-                          "Bob roll 1 2 3")
-    press(app, "select", "select", "select")  # circle 1: 1 linked, 0 coloured
+    app, session = opened(store, "penguin-panic", ("Ann", "Bob"), "table line", "Ann ability 7")
+    press(app, "down", "select")  # space 5: it costs Bob 2 fish, to check first
     assert isinstance(app.top, Preview)
     press(app, "right", "left")
-    assert isinstance(app.top, Preview) and head(store, session) == len(PP) + 1
+    assert isinstance(app.top, Preview) and head(store, session) == 2
     press(app, "back", "context")
     press(app, "right", "left")
     assert isinstance(app.top, Menu)

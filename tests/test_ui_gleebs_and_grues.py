@@ -18,7 +18,7 @@ from companion.games.base import Grid, Line
 from companion.games.gleebs_and_grues import SQUARES, GleebsAndGrues
 from companion.record import Header, replay_text
 from companion.session import Session
-from companion.ui.board import BoardView
+from companion.ui.board import BoardScreen, BoardView
 from companion.ui.draw import blank
 from companion.ui.games.gleebs_and_grues import paint
 from tests.games.scenarios import SPEC_SETUP as SETUP
@@ -81,16 +81,19 @@ def test_the_device_picks_the_grues_squares_and_undo_offers_them_again(box: Harn
     assert box.shows(f"Use {' '.join(squares)} again")  # undo is no free re-pick
 
 
-def test_placement_is_a_piece_from_the_list_then_a_square_on_the_board(box: Harness) -> None:
+def test_placement_is_a_piece_from_the_list_the_largest_first_then_a_square_on_the_board(
+        box: Harness) -> None:
     open_game(box, SETUP[0])
-    assert box.shows("Place B1")
-    box.presses("down", "down")
     assert box.shows("Place B3")
+    box.presses("down", "down", "down", "down")
+    assert box.shows("Place B1")
     box.press("select")  # the board, the cursor on the first empty square, a1
-    assert box.shows("Place B3", 10) and box.shows("a1")
+    assert box.shows("Place B1", 10) and box.shows("a1")
+    box.press("up")  # the next empty square up the column: a2 (b2, c3 and d4 hold the grues)
+    assert box.shows("a2")
     box.press("select")
-    assert logged(box)[-1] == "Ann place B3 a1"
-    assert box.shows("Bob") and box.shows("Place G1")
+    assert logged(box)[-1] == "Ann place B1 a2"
+    assert box.shows("Bob") and box.shows("Place G3")
 
 
 # --- moves by the cursor ---
@@ -107,20 +110,24 @@ def test_a_gleeb_step_is_picked_on_the_board_and_a_bad_landing_refused(box: Harn
     box.press("select")  # another stack of hers: the pick goes over to it
     assert logged(box) == SETUP and not box.app.top.message
     assert box.shows("b1") and box.shows("B3", 10)
-    box.press("up")  # b2: a grue
-    assert box.shows("b1→b2")
+    box.press("back")  # let it go; up to the next stacks that can move: b4, then c2
+    box.presses("up", "up", "select")
+    assert box.shows("c2") and box.shows("B2", 10)
+    box.press("left")  # b2, along the row: a grue
+    assert box.shows("c2→b2")
     box.press("select")
     assert box.shows("nothing can land on", 11)  # "... a grue or a pinned stack", over the board
-    assert logged(box) == SETUP  # nothing logged, still on the board, b1 still picked
-    box.presses("up", "select")  # b3: onto G3
-    assert logged(box)[-1] == "Ann move b1 b3"
-    assert box.shows("Ann: move a grue", 11)
+    assert logged(box) == SETUP  # nothing logged, still on the board, c2 still picked
+    box.presses("up", "select")  # up to where c2 can go next: c1, onto R1
+    assert logged(box)[-1] == "Ann move c2 c1"
+    board = box.app.top  # the grue's step next, on the board at once
+    assert isinstance(board, BoardScreen) and board.grid.verb == "grue" and box.shows("Ann")
 
 
 def test_a_stack_that_cannot_move_is_refused_when_picked_not_at_its_destination(box: Harness) -> None:
     open_game(box, *SETUP)
     box.press("select")  # the board, on a1
-    box.presses("up", "select")  # a2: Bob's G1
+    box.presses("down", "down", "left", "left", "select")  # d1, c2 (stacks that move), b2, a2: Bob's G1
     assert box.shows("a2 holds no stack", 11)  # "... you control": at once, nothing picked
     box.press("down")  # a1: Ann's stack can be picked as ever; Bob's was never picked
     assert box.shows("a1")
@@ -152,14 +159,12 @@ def test_a_grue_walk_is_refused_with_the_capture_that_must_be_made(box: Harness)
     open_game(box, *SETUP, "Ann move a1 a2")
     box.press("select")  # the board, on the first grue that can move: K1 on b2
     assert box.shows("b2") and box.shows("free grue", 10)
-    box.presses("right", "right", "up", "up")  # d4: K3
-    box.press("select")
-    box.presses("down", "select")  # d3: an empty square
-    assert box.shows("a grue must land on", 11)  # "... K3 can eat at d1"
+    box.presses("up", "select")  # the next that can move: K2 on c3
+    box.presses("right", "select")  # d3: an empty square
+    assert box.shows("a grue must land on", 11)  # "... K2 can eat at c2"
     assert logged(box)[-1] == "Ann move a1 a2"
-    box.presses("down", "down", "select")  # d4, still picked, to d1: K3 eats Y3, Ann's
-    # own: any capture will do, it is her choice
-    assert logged(box)[-1] == "Ann grue d4 d1"
+    box.presses("down", "select")  # c3, still picked, to c4: K2 eats G2
+    assert logged(box)[-1] == "Ann grue c3 c4"
     assert box.shows("Bob")
 
 

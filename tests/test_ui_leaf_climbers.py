@@ -105,11 +105,13 @@ def test_a_move_by_cursor_is_stored_and_the_turn_passes(box: Harness) -> None:
 
 def test_an_unreachable_square_is_refused_with_its_cost_and_the_board_stays(box: Harness) -> None:
     session = open_game(box, "table drop 1", "table leaf 4 4", "Ann roll 1")
-    box.presses("select", "right", "right", "up")
+    box.presses("select", "right", "right")  # along the row: c3 r1, out of reach
     assert box.shows("too far", 10)  # before confirming
     box.press("select")
-    assert box.shows("c3 r2 costs 3, you", 11)  # across the foot: the side is narrow
-    assert box.shows("c3 r2")  # still on the board
+    assert box.shows("c3 r1 costs 2, you", 11)  # across the foot: the side is narrow
+    assert box.shows("c3 r1")  # still on the board
+    box.press("up")  # up and down stop only where Ann can go: on round to her own square
+    assert box.shows("c1 r1") and box.shows("stay", 10)
     assert stored(box, session).head == 3
 
 

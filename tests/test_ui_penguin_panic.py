@@ -19,7 +19,7 @@ from companion.session import Session
 from companion.ui.draw import HEADER
 from companion.ui.driver import Driver
 from companion.ui.play import PlayScreen
-from companion.ui.rows import PANEL
+from companion.ui.rows import PANEL, QUESTION_BASELINE
 from companion.ui.widgets import VALUE_SIZE
 from tests.games.scenarios import ROUND_2P, WILD, whole_game
 from tests.harness import Harness
@@ -145,6 +145,8 @@ def test_faces_entered_highlight_the_circles_they_allow(box: Harness) -> None:
     open_game(box, *ROUND_2P)
     digits(box, 2, 6, 2)  # ability 6: three dice
     box.press("select")
+    assert box.says("Bob: circle 2")  # the one circle they allow: its numbers open at once
+    box.long_press()  # leave them
     assert box.shows("Bob: place in", 11)
     box.wait(3)  # the roll's result line has gone from over the panel
     assert [circle_filled(box, k) for k in range(1, 6)] == [False, True, False, False, False]
@@ -170,45 +172,46 @@ def test_fish_gain_is_shown_as_its_sum_then_applied(box: Harness) -> None:
     box.press("select")
     assert box.says("Bob: circle 2")  # the form's title, over the numbers
     digits(box, 6)  # 6 linked, and on to the coloured igloos
+    assert box.shows("6 linked - 0 coloured", 10)  # the sum over the numbers, as they change
     box.press("up")  # 1 coloured
-    box.press("select")
     # Anna's worked example: 6 - 1 - 4 = 1
     assert box.shows("6 linked - 1 coloured", 10) and box.shows("- 4 ability = 1 fish", 10)
     assert Session(box.store, session.gid).summary()["fish"]["Bob"] == 0  # not yet
-    box.press("select")
+    box.press("select")  # the numbers the sum says
     assert stored(box, session)[-1] == "Bob place 2 6 1"
     assert Session(box.store, session.gid).summary()["fish"]["Bob"] == 1
 
 
-def test_changing_a_previewed_placement_keeps_the_numbers_entered(box: Harness) -> None:
+def test_the_sum_follows_the_numbers_and_an_impossible_group_says_why_before_it_is_logged(
+        tmp_path: pathlib.Path) -> None:
+    box = Harness(tmp_path, "adafruit-bonnet")  # left and right: the numbers two at a time
     session = open_game(box, *ROUND_2P, "Bob roll 1 2 3")
-    box.press("select")  # circle 1
-    digits(box, 5)  # and on to "coloured" by itself: the select after it confirms that
-    box.presses("select", "select")
-    assert box.shows("5 linked - 0 coloured", 10)
-    box.presses("down", "select")  # no, change it
-    assert box.says("Bob: circle 1") and box.shows("5", VALUE_SIZE)
-    box.presses("select", "up", "select")  # keep 5 linked, 1 coloured
+    box.press("select")  # circle 1: 1 linked lit, 0 coloured outlined beside it
+    assert box.shows("1 linked - 0 coloured", 10) and box.says("Bob: circle 1")
+    box.presses("up", "up", "up", "up", "right")  # 5 linked, 1 coloured
     assert box.shows("5 linked - 1 coloured", 10) and box.shows("- 1 ability = 3 fish", 10)
-    box.press("select")
-    assert stored(box, session)[-1] == "Bob place 1 5 1"
+    box.presses("down", "down", "down", "right", "right")  # 2 linked, 3 coloured: more than the group
+    assert box.shows("a group of 2 cannot hold", 10)
+    assert stored(box, session)[-1] == "Bob roll 1 2 3"
+    box.presses("left", "left", "select")  # 1 coloured: both taken at once
+    assert stored(box, session)[-1] == "Bob place 1 2 1"
+    box.close()
 
 
 def test_the_check_takes_the_play_screens_rows_under_the_same_top_bar(box: Harness) -> None:
-    """The check before logging keeps the top bar and the entry's title in the question's
-    row; its sentence is where a result goes, its choice where the answer goes. Coming to it
-    from the numbers rewrites neither the top bar's pages nor the question's letters."""
+    """The check shown over the numbers keeps the top bar, and the entry's title in the
+    question's row; its sentence is where a result goes. Changing a number rewrites neither
+    the top bar's pages nor the question's letters."""
     open_game(box, *ROUND_2P, "Bob roll 1 2 3")
     box.press("select")  # circle 1
-    digits(box, 5)
-    box.press("select")
     entering = box.screen
-    box.press("select")  # to the check
+    digits(box, 5)
     checking = box.screen
-    assert box.shows("5 linked - 0 coloured", 10) and box.shows("Yes, log it")
-    assert box.says("Bob: circle 1")
+    assert box.shows("5 linked - 0 coloured", 10) and box.says("Bob: circle 1")
     top_bar = (0, 0, 128, HEADER)
+    question = (0, PANEL[3] + 1, 128, QUESTION_BASELINE + 2)
     assert entering.crop(top_bar).tobytes() == checking.crop(top_bar).tobytes()
+    assert entering.crop(question).tobytes() == checking.crop(question).tobytes()
     assert box.shows("Bob") and not box.says("check")
 
 
@@ -227,11 +230,21 @@ def test_full_circle_is_entered_with_its_colour_by_name(box: Harness) -> None:
     box.presses("up", "up")
     assert entry_shows(box, "green")
     box.press("select")
-    box.presses("up", "up", "select")  # 4 out
-    assert box.shows("1 green escapes", 10) and box.shows("to Ann.", 10)
-    assert box.shows("3 back to the bag.", 11)  # the check's third line: the question's row
+    box.presses("up", "up")  # 4 out
+    assert box.shows("1 green escapes to Ann.", 10) and box.shows("3 back to the bag.", 10)
     box.press("select")
     assert stored(box, session)[-1] == "Bob complete 2 green 4"
+
+
+def test_a_check_too_long_to_show_over_the_numbers_comes_after_them(box: Harness) -> None:
+    session = open_game(box, *ROUND_2P, "Bob roll 5 6 6", "Bob place 5 3 0")
+    down_to(box, "+ full circle 5", key="up")  # nobody bribed bear 5
+    box.presses("select", "select", "up", "select")  # red, 3 out
+    assert box.shows("No bribe: 1 red", 10) and box.shows("Yes, log it")  # three lines: a check of its own
+    box.presses("down", "select")  # no, change it: the numbers as they were
+    assert box.says("Bob: full circle 5") and entry_shows(box, "red")
+    box.presses("select", "select", "select")
+    assert stored(box, session)[-1] == "Bob complete 5 red 3"
 
 
 def test_colour_names_follow_the_colours_option(box: Harness) -> None:
@@ -250,12 +263,10 @@ def test_game_over_still_takes_the_last_players_full_circles(box: Harness) -> No
     box.press("select")
     box.press("select")  # red
     box.presses("down", "select")  # 7 out: 6 back, and the bag holds 10
-    box.press("select")
     assert stored(box, session)[-1] == "Ann complete 1 red 7"
     assert box.shows("Game over")
     down_to(box, "+ full circle 2")
     box.presses("select", "up", "select", "up", "select")  # yellow, 3
-    box.press("select")
     assert stored(box, session)[-1] == "Ann complete 2 yellow 3"
     assert box.shows("Table") and box.shows("Draw the line", 11)  # 12 in the bag: play on
 
@@ -316,10 +327,9 @@ def test_all_sixes_with_ability_1_offer_every_circle_and_roll_all_again(box: Har
     box.wait(3)  # the roll's result has gone from over the panel: every circle is lit
     assert all(circle_filled(box, k) for k in range(1, 6))
     box.presses("down", "down", "select")  # circle 3
-    digits(box, 1)  # linked 1; then 0 coloured, and the check
-    box.presses("select", "select")
-    assert box.shows("- 4 ability", 10)
-    box.press("select")
+    digits(box, 1)  # linked 1; then 0 coloured, the sum over them
+    assert box.shows("4 ability = -3: no fish", 10)
+    box.presses("select", "select")  # a typist's select after the number, then the coloured
     assert stored(box, session)[-1] == "Bob place 3 1 0"
     assert box.says("Bob placed on the 6s:")  # the result says which way was chosen
 

@@ -11,8 +11,8 @@ from companion.games import GAMES
 from companion.games.base import Line
 from companion.record import Header
 from companion.session import Session
+from companion.ui.board import BoardScreen
 from companion.ui.play import PlayScreen
-from companion.ui.widgets import VALUE_SIZE, Numbers
 from tests.harness import Harness
 
 GAME_ROW = 4  # Quick Lemmings is the fifth game on the New game menu
@@ -44,17 +44,20 @@ def open_game(box: Harness, *lines: str, players: tuple[str, ...] = ("Ann", "Bob
 
 
 def play_card(box: Harness, terrain: str, value: int) -> None:
-    """Play a card from the play screen: down or up to its terrain (the cursor starts on the
-    terrain worth most), then up to the value from where the dial starts."""
+    """Play a card from the play screen as the three-button build does: "Play a card" (where
+    the cursor starts), then up the table of the cards (from the card worth most, up the
+    piles' columns, stopping on each card that may be in a hand) to it, and select."""
     screen = box.app.top
-    assert isinstance(screen, PlayScreen)
-    labels = [item.label for item in screen.items()]
-    distance = labels.index(terrain.capitalize()) - screen.cursor
-    box.presses(*["down" if distance > 0 else "up"] * abs(distance), "select")
-    dial = box.app.top
-    assert isinstance(dial, Numbers)
-    span = dial.numbers[0].high - dial.numbers[0].low + 1
-    box.presses(*["up"] * ((value - dial.values[0]) % span), "select")
+    assert isinstance(screen, PlayScreen) and screen.items()[screen.cursor].label == "Play a card"
+    box.press("select")
+    table = box.app.top
+    assert isinstance(table, BoardScreen)
+    square = (TERRAINS.index(terrain) + 1, table.grid.row_words.index(str(value)) + 1)
+    for _ in range(table.grid.cols * table.grid.rows):
+        if table.cursor == square:
+            break
+        box.press("up")
+    box.press("select")
 
 
 def logged(box: Harness) -> list[str]:
@@ -76,21 +79,32 @@ def test_a_new_game_starts_with_the_first_seat_and_the_card_entry(box: Harness) 
     start_three(box)
     assert box.shows("Ann")  # whose turn, in the header
     assert box.shows("Ann: play or refill", 11)
-    assert box.shows("Forest")  # every pile is worth the same: the first terrain
+    assert box.shows("Play a card")
     assert box.shows("Ann: hand 4, draw 35", 10)  # 7 - 3 players; 50 - 15 dealt
 
 
-def test_a_card_is_entered_terrain_then_value(box: Harness) -> None:
+def test_a_card_is_picked_on_the_table_of_the_cards_from_the_one_worth_most(box: Harness) -> None:
     start_three(box)
-    box.presses("down", "down")
-    assert box.shows("Mountain")
     box.press("select")
-    assert box.shows("Ann: Mountain") and box.shows("value", 10)
-    assert box.shows("4", VALUE_SIZE)  # a 4 is worth most on a fresh pile (as much as a 2 joining)
-    box.press("down")
-    assert box.shows("3", VALUE_SIZE)
+    # Every pile a 2: a 4 starts a new one for 4 points, as much as a 2 joining: the first
+    # pile's, the higher card.
+    assert box.shows("forest 4") and box.shows("4 pts", 10) and box.shows("lay forest", 10)
+    box.press("up")  # up the forest column: a 3 (new pile, 3 points)
+    assert box.shows("forest 3") and box.shows("3 pts", 10)
+    box.press("up")  # a 2 joins the starter: 4 points, no tile
+    assert box.shows("forest 2") and box.shows("joins", 10)
     box.press("select")
+    assert logged(box) == ["Ann play forest 2"]
+
+
+def test_a_card_table_on_a_joystick_walks_the_piles_with_right_and_left(tmp_path: pathlib.Path) -> None:
+    box = Harness(tmp_path, "adafruit-bonnet")
+    open_game(box)
+    box.press("right")  # opens the table, and moves to the next pile at once
+    assert isinstance(box.app.top, BoardScreen) and box.shows("water 4")
+    box.presses("right", "up", "select")  # mountain, up its column to the card above: 3
     assert logged(box) == ["Ann play mountain 3"]
+    box.close()
 
 
 def test_after_a_new_pile_the_points_and_the_tile_are_shown_large(box: Harness) -> None:
@@ -112,26 +126,36 @@ def test_a_card_that_joins_a_pile_scores_the_pile_and_lays_no_tile(box: Harness)
     assert box.shows("Bob: water 1", 9)
 
 
-def test_a_third_zero_is_refused_with_the_reason_and_nothing_is_logged(box: Harness) -> None:
+def test_a_third_zero_is_refused_with_the_reason_and_nothing_is_logged(tmp_path: pathlib.Path) -> None:
+    box = Harness(tmp_path, "adafruit-bonnet")
     open_game(box, "Ann play desert 0", "Bob play desert 0")
-    play_card(box, "desert", 0)
+    box.press("select")
+    table = box.app.top
+    assert isinstance(table, BoardScreen)
+    while table.cursor != (1, 5):  # up the columns to forest 0, on the top row
+        box.press("up")
+    box.presses(*["right"] * 4)  # along the row: desert 0, where up and down never stop
+    assert box.shows("desert 0")
+    box.press("select")
     assert box.shows("no desert 0 is left", 11)
-    assert logged(box) == ["Ann play desert 0", "Bob play desert 0"]
-    assert box.shows("Cat")  # still Cat's turn
+    assert logged(box) == ["Ann play desert 0", "Bob play desert 0"] and box.shows("Cat")  # still Cat's turn
+    box.close()
 
 
-def test_a_value_outside_a_custom_deck_is_refused(box: Harness) -> None:
+def test_the_table_of_the_cards_has_a_custom_decks_values(box: Harness) -> None:
     session = Session.new(box.store, Header(GAMES["quick-lemmings"], ("Ann", "Bob"),
                                             (("deck", "0,2,2,9,9"),)))
     box.app.open(session.gid)
-    play_card(box, "water", 5)
-    assert box.shows("the deck has no 5", 11)
-    assert logged(box) == []
+    box.press("select")
+    table = box.app.top
+    assert isinstance(table, BoardScreen) and table.grid.row_words == ("9", "2", "0")
+    box.press("select")
+    assert logged(box) == ["Ann play forest 9"]
 
 
 def test_a_refill_says_what_it_draws_and_the_panel_shows_the_hand(box: Harness) -> None:
     start_three(box)
-    box.presses(*["down"] * len(TERRAINS))  # after a card of each terrain
+    box.press("down")  # just after a card
     assert box.shows("Refill, drop 0") and box.shows("draw 2", 10)
     box.presses("down", "down")
     assert box.shows("Refill, drop 2") and box.shows("draw 4", 10)

@@ -299,6 +299,9 @@ class Roll:
     #: How the screen offers the two ways to answer.
     by_device: str = "Roll for me"
     by_hand: str = "Enter faces"
+    #: Faces that name squares are typed in on this board, not as numbers: its legal lines
+    #: are the roll's lines the rules accept (a leaf's column and row are where it fell).
+    board: Grid | None = None
 
     def line(self, faces: tuple[int, ...]) -> Line:
         """The record line that these faces make.
@@ -362,7 +365,9 @@ class Grid:
     it goes (``steps`` squares make one line).
 
     Columns and rows count from 1, rows bottom to top. ``spell`` says how a square is written
-    in the record (:data:`Spelling`). ``legal`` are the
+    in the record (:data:`Spelling`); a grid whose columns and rows are things (a card's
+    terrain and value) names them in ``columns`` and ``row_words`` instead, a square written
+    as its column's word then its row's. ``legal`` are the
     lines the rules allow now: the screen marks their squares, and a square off that list
     is still sent to the rules, which refuse it with their reason ("costs 5, you have 3").
     The first square of a line of several has no line of its own to send: ``refusals`` are
@@ -385,6 +390,9 @@ class Grid:
     #: Why no legal line starts on some squares ("a4 holds no stack you control"), for a
     #: grid of several steps.
     refusals: tuple[tuple[tuple[int, int], str], ...] = ()
+    #: The record words of the columns and of the rows (bottom first), for a grid of things.
+    columns: tuple[str, ...] = ()
+    row_words: tuple[str, ...] = ()
 
     def name(self, square: tuple[int, int]) -> str:
         """A square as the screen names it.
@@ -393,9 +401,13 @@ class Grid:
         'c3 r2'
         >>> Grid("", "Ann", "move", 4, 4, (), spell="alg").name((2, 3))
         'b3'
+        >>> Grid("", "Ann", "play", 2, 2, (), columns=("water", "swamp"), row_words=("4", "0")).name((1, 2))
+        'water 0'
         """
         if self.spell == "alg":
             return self.words(square)[0]
+        if self.columns:
+            return " ".join(self.words(square))
         return f"c{square[0]} r{square[1]}"
 
     def note(self, square: tuple[int, int]) -> str:
@@ -422,6 +434,8 @@ class Grid:
         ('b3',)
         """
         col, row = square
+        if self.columns:
+            return (self.columns[col - 1], self.row_words[row - 1])
         if self.spell == "alg":
             return (f"{'abcdefghij'[col - 1]}{row}",)
         return (str(col), str(row))

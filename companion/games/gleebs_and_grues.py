@@ -457,16 +457,20 @@ class GleebsAndGrues(Game[State, GleebsSummary]):
         actor = self._actor(state)
         if state.step == GRUES_STEP:
             # A fair pick of three different squares: a roll of three 16-sided dice whose
-            # faces are the squares, rolled again until they differ.
+            # faces are the squares, rolled again until they differ; or picked on the board.
+            board = board_pick("Set the grues", TABLE, GRUES_STEP, self.legal_lines(state))
             roll = Roll(TABLE, GRUES_STEP, (SIZE * SIZE,) * len(GRUES), GRUES, label="Set the grues",
                         reroll_refused=True, names=SQUARES, by_device="Random squares",
-                        by_hand="Enter squares")
+                        by_hand="Enter squares", board=replace(board, steps=len(GRUES)))
             return Prompt(TABLE, "Grues: which squares?", (roll,), topic="setup")
         legal = self.legal_lines(state)
         if state.step == PLACE:
+            # The largest pyramids first: they score most, and go down while safe squares
+            # are left (what the companion's own search prefers).
+            pieces = sorted(unplaced(state.board, state.mover), key=lambda piece: -size(piece))
             grids = tuple(board_pick(f"Place {piece}", actor, PLACE,
                                      tuple(line for line in legal if line.args[0] == piece), (piece,))
-                          for piece in unplaced(state.board, state.mover))
+                          for piece in pieces)
             return Prompt(actor, f"{actor}: place a gleeb", grids, topic=PLACE)
         what = "gleeb" if state.step == MOVE else "grue"
         grid = board_pick(f"Move a {what}", actor, state.step, legal, notes=self._notes(state),

@@ -323,8 +323,14 @@ class LeafClimbers(Game[State, LeafSummary]):
         if state.phase == "leaf":
             done = len(state.leaves)
             count = done + state.falling
+            # Typed in, a leaf is picked on the board: where it fell, among the squares that
+            # may take it (one that may not is refused with the reason when picked).
+            lands = tuple(Line(TABLE, "leaf", (str(c), str(r))) for c, r in SQUARES
+                          if not leaf_refusal(state, (c, r)))
+            board = Grid("Where it fell", TABLE, "leaf", SIZE, SIZE, lands,
+                         start=state.leaves[-1] if state.leaves else (1, 1))
             leaf = Roll(TABLE, "leaf", (6, 6), ("column", "row"), label="Drop a leaf",
-                        reroll_refused=True)
+                        reroll_refused=True, board=board)
             return Prompt(TABLE, f"Leaf {done + 1} of {count}: where?", (leaf,),
                           topic="leaf")
         who = state.players[state.mover]

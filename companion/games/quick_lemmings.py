@@ -23,9 +23,8 @@ from companion.games.base import (
     FIRST_SEAT,
     BadArguments,
     Choice,
-    Field,
-    Form,
     Game,
+    Grid,
     IllegalLine,
     Line,
     Multiset,
@@ -366,29 +365,42 @@ class QuickLemmings(Game[State, LemmingsSummary]):
             return None
         seat = state.turn
         name, hand = state.players[seat], state.hands[seat]
-        # A card is its terrain (one answer each), then its value on a short dial. Every
-        # value in the deck's range is offered; the rules refuse one that cannot be in a
-        # hand, with the reason. The cursor starts on the terrain where a card is worth
-        # most points now, and each dial on the card worth most there.
-        best = [self._best_card(state, terrain) for terrain in range(len(TERRAINS))]
-        plays = tuple(
-            Form(kind.capitalize(), name, "play", (Field("value", min(state.deck), max(state.deck), value),),
-                 (kind,))
-            for kind, (_, value) in zip(TERRAINS, best)
-        ) if hand else ()
+        plays = (self._cards(state, name),) if hand else ()
         refills = tuple(
             Choice(f"Refill, drop {k}", Line(name, "refill", (str(k),)),
                    f"draw {self._refill(state, seat, k).hands[seat] - (hand - k)}")
             for k in range(hand + 1)
         )
-        # Nobody has all lemmings across while the game goes on, so everyone may finish.
+        # Nobody has all lemmings across while the game goes on, so everyone may finish: the
+        # likeliest first, the player who moved last, then round the table from the one
+        # whose turn it is (a push may carry anyone's lemming over).
+        count = len(state.players)
+        last = (seat - 1) % count if state.played is None else state.played[0]
+        order = [last, *(s % count for s in range(seat, seat + count) if s % count != last)]
         finishes = tuple(
-            Choice(f"{who} finish", Line(who, "finish"),
-                   "wins" if done + 1 == state.lemmings else f"home {done + 1}/{state.lemmings}")
-            for who, done in zip(state.players, state.finished)
+            Choice(f"{state.players[s]} finish", Line(state.players[s], "finish"),
+                   "wins" if state.finished[s] + 1 == state.lemmings
+                   else f"home {state.finished[s] + 1}/{state.lemmings}")
+            for s in order
         )
-        richest = max(range(len(plays)), key=lambda terrain: best[terrain][0], default=0)
-        return Prompt(name, f"{name}: play or refill", plays + refills, finishes, "turn", richest)
+        return Prompt(name, f"{name}: play or refill", plays + refills, finishes, "turn")
+
+    def _cards(self, state: State, name: str) -> Grid:
+        """A card is picked on a table of the cards, the piles across and the values down
+        (the lowest at the top, as on the piles page), each with what it gives now: the
+        cursor starts on the card worth most points; a card nobody can hold is refused
+        with the reason."""
+        values = tuple(sorted(set(state.deck), reverse=True))  # rows count from the bottom
+        legal, notes = [], []
+        for t, kind in enumerate(TERRAINS):
+            for value, points, new_pile, tile in self._card_gains(state, t):
+                legal.append(Line(name, "play", (kind, str(value))))
+                lands = f"new pile\n{'lay ' + tile if tile else 'no tile'}" if new_pile else "joins"
+                notes.append(((t + 1, values.index(value) + 1), f"{points} pts\n{lands}"))
+        best = max(range(len(TERRAINS)), key=lambda t: self._best_card(state, t)[0])
+        start = (best + 1, values.index(self._best_card(state, best)[1]) + 1)
+        return Grid("Play a card", name, "play", len(TERRAINS), len(values), tuple(legal), start=start,
+                    notes=tuple(notes), columns=TERRAINS, row_words=tuple(str(v) for v in values))
 
     # --- helpers that read the state ---
 

@@ -56,6 +56,9 @@ class App:
         self.config = config
         self.save = save
         self.inputs = tuple(inputs)
+        #: Whether the box has left and right keys: numbers are then entered two at a time
+        #: (the wiring says so once it knows the build's keys).
+        self.arrows = True
         self.rng = rng
         self.home = Home(self)
         self.stack: list[Screen] = [Menu("Companion", self.home.items)]
@@ -229,7 +232,8 @@ class App:
         self.session = session
         del self.stack[1:]
         play = PlayScreen(self.session, self, self.rng, leave=self.leave_game,
-                          one_by_one=lambda: self.config.screen.rolls == "one-by-one")
+                          one_by_one=lambda: self.config.screen.rolls == "one-by-one",
+                          pairs=lambda: self.arrows)
         self.push(play)
         play.resume_roll()
         return True

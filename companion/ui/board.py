@@ -2,8 +2,11 @@
 
 The left of the screen is the board, drawn by the game's painter (or a plain grid); the
 right says whose turn it is, names the square under the cursor and carries the message.
-Arrow keys move the cursor one square, and nothing else moves it but a pick; up and down
-also walk on to the next column at the edge, so a three-button build reaches every square.
+Left and right move the cursor one square along its row. Up and down go to the next square
+the pick can use (a marked one), up the column and on to the next column at the edge, and
+back the other way: so a few presses reach any square a line can take, a three-button
+build reaches every one of them, and the marks on the board say where each press stops.
+Nothing else moves the cursor but a pick.
 
 A line of several squares (a stack and where it goes) is picked square by square, and what
 a press of select does on a square is always the one thing the rules make of it: a square
@@ -24,7 +27,7 @@ from typing import Generic
 
 from PIL import ImageDraw
 
-from companion.games.base import Grid, Line, SummaryT
+from companion.games.base import TABLE, Grid, Line, SummaryT
 from companion.intents import Arrow, Intent
 from companion.ui.draw import BLACK, HEIGHT, WHITE, WIDTH, Area, cover, length, notice, notice_top, report, text, wrap
 from companion.ui.widgets import Host, Screen
@@ -81,14 +84,20 @@ class BoardScreen(Screen, Generic[SummaryT]):
 
     def __init__(self, grid: Grid, painter: Painter[SummaryT], summary: Callable[[], SummaryT],
                  done: Callable[[Line], str], question: str, cell_width: int = 0,
-                 menu: Callable[[], None] | None = None) -> None:
+                 menu: Callable[[], None] | None = None, then: Callable[[], None] | None = None,
+                 answer: object = None) -> None:
         """``done`` plays the line and answers "" or the rules' reason for refusing it.
 
         ``cell_width`` widens the squares beyond their height, for a painter that writes
         more than one mark in a square; 0 keeps them square. ``menu`` opens the game menu
-        (the context key), as it does from the play screen.
+        (the context key), as it does from the play screen. ``then`` runs once the line is
+        logged and the board has closed (it may open the next one). ``answer``: the prompt's
+        answer the squares enter (the grid, or dice whose faces are squares), as
+        :attr:`~companion.ui.widgets.Item.answer` names it, for a driver.
         """
         self.menu = menu
+        self.then = then
+        self.answer = answer or grid
         self.grid = grid
         self.cell_width = cell_width
         self.painter = painter
@@ -96,12 +105,13 @@ class BoardScreen(Screen, Generic[SummaryT]):
         self.done = done
         self.question = question
         self.picked: tuple[Square, ...] = ()
+        self._marks: dict[tuple[Square, ...], frozenset[Square]] = {}
         self.cursor: Square = self._only() or grid.start
 
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
         size = min(HEIGHT // self.grid.rows, 64 // self.grid.cols)
         box = (0, 0, (self.cell_width or size) * self.grid.cols - 1, size * self.grid.rows - 1)
-        view = BoardView(self.summary(), box, self.cursor, self.grid.marked(self.picked), self.picked)
+        view = BoardView(self.summary(), box, self.cursor, self.marked(self.picked), self.picked)
         self.painter(draw, view, self.grid)
         # A refusal goes across the foot of the board (the side is too narrow), over whole
         # rows of squares: none is left cut in two.
@@ -111,7 +121,7 @@ class BoardScreen(Screen, Generic[SummaryT]):
             hidden = top - top % size
         left = box[2] + 3
         width = WIDTH - left
-        side = [(10, self.grid.actor, 12), (23, self.where(width), 12)]
+        side = [(10, "Table" if self.grid.actor == TABLE else self.grid.actor, 12), (23, self.where(width), 12)]
         body = self.grid.note(self.cursor) or self.question
         side += [(36 + row * 11, line, 10) for row, line in enumerate(wrap(body, 10, width - 2))]
         if len(side) > 2 + SIDE_LINES:
@@ -123,12 +133,23 @@ class BoardScreen(Screen, Generic[SummaryT]):
             cover(draw, (0, hidden, WIDTH - 1, HEIGHT - 1))
             notice(draw, self.notice_area, self.message)
 
+    def marked(self, picked: tuple[Square, ...]) -> frozenset[Square]:
+        """The squares that can come next after ``picked`` (the grid's, worked out once for
+        each pick: a press asks several times, and the grues' board has 3,360 legal lines)."""
+        if picked not in self._marks:
+            self._marks[picked] = self.grid.marked(picked)
+        return self._marks[picked]
+
     def where(self, width: int) -> str:
         """The square under the cursor; with a square picked, the move: "a1→a3" (or "→a3"
-        where both names do not fit beside the board)."""
+        where both names do not fit beside the board); for a line of more squares than a
+        move (three grues), the squares picked so far and this one: "b2 c3 d4"."""
         here = self.grid.name(self.cursor)
         if not self.picked or self.cursor == self.picked[-1]:
             return here
+        if self.grid.steps > 2:
+            squares = " ".join(self.grid.name(square) for square in (*self.picked, self.cursor))
+            return squares if length(squares, 12) <= width else here
         move = f"{self.grid.name(self.picked[-1])}→{here}"
         return move if length(move, 12) <= width else f"→{here}"
 
@@ -152,7 +173,7 @@ class BoardScreen(Screen, Generic[SummaryT]):
         if square in self.picked:  # picked by mistake: let it go
             self.picked = self.picked[:self.picked.index(square)]
             return
-        if self.picked and square not in self.grid.marked(self.picked) and square in self.grid.marked(()):
+        if self.picked and square not in self.marked(self.picked) and square in self.marked(()):
             self.picked = ()  # another square a line starts on (a stack of one's own): pick it instead
         if len(self.picked) + 1 < self.grid.steps:
             refusal = self.grid.refusal(square) if not self.picked else ""
@@ -165,24 +186,33 @@ class BoardScreen(Screen, Generic[SummaryT]):
         refusal = self.done(self.grid.line(self.picked + (square,)))
         if refusal:  # the square is refused, the pick stays
             self.message = refusal
-        else:
-            host.pop()
+            return
+        host.pop()
+        if self.then is not None:
+            self.then()
 
     def _only(self) -> Square | None:
         """The one square the rules allow next, if there is just one: the cursor goes
         there, so the only legal answer is one press."""
-        marked = self.grid.marked(self.picked)
+        marked = self.marked(self.picked)
         return next(iter(marked)) if len(marked) == 1 else None
 
     def moved(self, square: Square, kind: Arrow) -> Square:
-        """Where a press of ``kind`` takes the cursor from ``square``."""
+        """Where a press of ``kind`` takes the cursor from ``square``: left and right one
+        square along the row; up and down to the next marked square up the column and on
+        to the next column at the edge, or back the other way (every square, when the
+        rules mark none)."""
         cols, rows = self.grid.cols, self.grid.rows
         col, row = square
         if kind == "left":
             return (cols if col == 1 else col - 1, row)
         if kind == "right":
             return (1 if col == cols else col + 1, row)
-        # Reading order, so that up/down alone reach every square.
-        index = (col - 1) * rows + (row - 1) + (1 if kind == "up" else -1)
-        index %= cols * rows
-        return (index // rows + 1, index % rows + 1)
+        marked = self.marked(self.picked)
+        index, step = (col - 1) * rows + (row - 1), 1 if kind == "up" else -1
+        for _ in range(cols * rows):
+            index = (index + step) % (cols * rows)
+            there = (index // rows + 1, index % rows + 1)
+            if not marked or there in marked:
+                return there
+        return square

@@ -16,7 +16,7 @@ from companion.games.base import Choice, Field, Form, Grid, Line, Roll, Summary
 from companion.intents import ARROWS, Arrow, Intent, Kind
 from companion.record import Header
 from companion.ui.app import App
-from companion.ui.board import BoardScreen
+from companion.ui.board import BoardScreen, plain_board
 from companion.ui.games import screen_title
 from companion.ui.names import DONE, Cursor, NameEditor, moved
 from companion.ui.play import PlayScreen
@@ -157,24 +157,58 @@ class Driver:
     # --- the play screen ---
 
     def line(self, line: Line) -> None:
-        """Enter one record line on the play screen (a message too long for it, on a page
-        of its own, is read first: select closes it)."""
+        """Enter one record line: on the entry already open for it (the box goes straight
+        on to the next leaf), else from the play screen (a message too long for it, on a
+        page of its own, is read first: select closes it)."""
         while isinstance(self.app.top, Page) and len(self.app.stack) > 2:
             self.press(Intent("select"))
         screen = self.app.top
+        if isinstance(screen, (BoardScreen, Numbers)) and _enters(screen.answer, line):
+            self._enter(screen.answer, line)
+            return
+        while not isinstance(screen, PlayScreen) and len(self.app.stack) > 1:
+            self.press(Intent("back"))
+            screen = self.app.top
         if not isinstance(screen, PlayScreen):
             raise DriverError(f"not on the play screen for {line}")
         items = screen.items()
         index, answer = self._find(items, line)
-        self._select(index, screen.cursor, len(items))
-        if isinstance(answer, Roll):
-            fields = [Field(label, 1, sides, names=answer.names)
-                      for label, sides in zip(answer.labels, answer.sides)]
-            values = tuple(_value(f, word) for f, word in zip(fields, line.args[len(answer.prefix):]))
-            self._numbers(fields, values)
-        elif isinstance(answer, Form):
-            words = line.args[len(answer.prefix):]
-            self._numbers(answer.fields, tuple(_value(f, w) for f, w in zip(answer.fields, words)))
+        self._turn("down", "up", index - screen.cursor, len(items))
+        # Select takes the answer; one made on a screen of its own is opened by the first
+        # right or left it needs there as well.
+        self.press(Intent(self._opening(screen, answer, line)))
+        self._enter(answer, line)
+
+    def _opening(self, play: PlayScreen, answer: object, line: Line) -> str:
+        """The key that opens an answer's screen: right or left where the entry's first
+        press there is one of them (the second number, a square along the row), else select."""
+        grid = answer.board if isinstance(answer, Roll) else answer
+        if isinstance(grid, Grid):
+            probe: BoardScreen[Summary] = BoardScreen(grid, plain_board, play.session.summary,
+                                                      lambda line: "", "")
+            first = _path(probe, _squares_of(grid, line)[0])[:1]
+            return first[0] if first and first[0] in ("left", "right") else "select"
+        fields, values = _entry(answer, line)
+        if not fields or not self.app.arrows:
+            return "select"
+        start = [f.default if f.default is not None else f.low for f in fields]
+        if len(fields) == 1:  # right and left stride the lone number
+            span = _span(fields[0])
+            first = _dial(start[0] - fields[0].low, values[0] - fields[0].low, span, max(2, round(span / 4)))[:1]
+            return first[0] if first and first[0] in ("left", "right") else "select"
+        if isinstance(answer, Roll) and not answer.names:  # dice carry the face before
+            start[1] = start[0]
+        distance = (values[1] - start[1]) % _span(fields[1])
+        if not distance:
+            return "select"
+        return "right" if distance <= _span(fields[1]) - distance else "left"
+
+    def _enter(self, answer: object, line: Line) -> None:
+        """Type ``line`` on the screen that ``answer`` opened (nothing for a choice)."""
+        if isinstance(answer, Roll) and answer.board is not None:
+            self._squares(answer.board, line)
+        elif isinstance(answer, (Roll, Form)):
+            self._numbers(*_entry(answer, line))
         elif isinstance(answer, Grid):
             self._squares(answer, line)
         while isinstance(self.app.top, Preview):  # "this will give 1 fish": yes, log it
@@ -186,19 +220,21 @@ class Driver:
             if isinstance(answer, Choice) and answer.line == line:
                 return index, answer
         for index, item in enumerate(items):
-            answer = item.answer
-            if (isinstance(answer, (Roll, Form, Grid)) and (answer.actor, answer.verb) == (line.actor, line.verb)
-                    and line.args[:len(answer.prefix)] == answer.prefix):
-                return index, answer
+            if _enters(item.answer, line):
+                return index, item.answer
         raise DriverError(f"the play screen offers no way to enter {line}")
 
     def _walk(self, forward: Kind, back: Kind, distance: int, span: int) -> None:
         """Go ``distance`` steps forward round a ring of ``span``, the shorter way, and select."""
+        self._turn(forward, back, distance, span)
+        self.press(Intent("select"))
+
+    def _turn(self, forward: str, back: str, distance: int, span: int) -> None:
+        """Go ``distance`` steps forward round a ring of ``span``, the shorter way."""
         distance %= span
         kind, times = (forward, distance) if distance <= span - distance else (back, span - distance)
         for _ in range(times):
             self.press(Intent(kind))
-        self.press(Intent("select"))
 
     def _straight(self, distance: int) -> None:
         """Go ``distance`` steps down a list that stops at its ends (a menu), and select."""
@@ -210,28 +246,70 @@ class Driver:
         self._walk("down", "up", index - cursor, count)
 
     def _numbers(self, fields: Sequence[Field], values: tuple[int, ...]) -> None:
+        """The numbers as the screen takes them: the lit one with up and down, the outlined
+        one after it (if any) with right and left, then select."""
+        screen = self.app.top
+        if not isinstance(screen, Numbers):
+            raise DriverError("no number entry on screen")
         for field, value in zip(fields, values):
-            screen = self.app.top
-            if not isinstance(screen, Numbers):
-                raise DriverError("no number entry on screen")
             if not field.low <= value <= field.high:  # walking round would enter another number
                 raise DriverError(f"{field.label} takes {field.low}-{field.high} on the box, not {value}")
-            self._walk("up", "down", value - screen.values[screen.at], field.high - field.low + 1)
+        while self.app.top is screen and screen.at < len(values):
+            at = screen.at
+            after = screen.following
+            if after is None and screen.pairs:  # up and down by one, right and left by strides
+                for kind in _dial(screen.values[at] - fields[at].low, values[at] - fields[at].low,
+                                  _span(fields[at]), screen.stride()):
+                    self.press(Intent(kind))
+            else:
+                self._turn("up", "down", values[at] - screen.values[at], _span(fields[at]))
+            if after is not None:
+                self._turn("right", "left", values[after] - screen.values[after], _span(fields[after]))
+            self.press(Intent("select"))
 
     def _squares(self, grid: Grid, line: Line) -> None:
-        words = line.args[len(grid.prefix):]
-        size = len(grid.words((1, 1)))
-        for start in range(0, len(words), size):
-            target = next(((c, r) for c in range(1, grid.cols + 1) for r in range(1, grid.rows + 1)
-                           if grid.words((c, r)) == words[start:start + size]), None)
-            if target is None:
-                raise DriverError(f"the board has no square {' '.join(words[start:start + size])}")
+        for target in _squares_of(grid, line):
             screen = self.app.top
             if not isinstance(screen, BoardScreen):
                 raise DriverError("no board on screen")
             for kind in _path(screen, target):
                 self.press(Intent(kind))
             self.press(Intent("select"))
+
+
+def _entry(answer: object, line: Line) -> tuple[Sequence[Field], tuple[int, ...]]:
+    """The numbers an answer asks for (a roll's faces, a form's fields) and their values
+    for ``line``."""
+    if isinstance(answer, Roll):
+        fields: Sequence[Field] = [Field(label, 1, sides, names=answer.names)
+                                   for label, sides in zip(answer.labels, answer.sides)]
+    elif isinstance(answer, Form):
+        fields = answer.fields
+    else:
+        return (), ()
+    words = line.args[len(answer.prefix):]
+    return fields, tuple(_value(f, w) for f, w in zip(fields, words))
+
+
+def _squares_of(grid: Grid, line: Line) -> list[tuple[int, int]]:
+    """The squares a line picks on a board, in order."""
+    words = line.args[len(grid.prefix):]
+    size = len(grid.words((1, 1)))
+    found = []
+    for start in range(0, len(words), size):
+        target = next(((c, r) for c in range(1, grid.cols + 1) for r in range(1, grid.rows + 1)
+                       if grid.words((c, r)) == words[start:start + size]), None)
+        if target is None:
+            raise DriverError(f"the board has no square {' '.join(words[start:start + size])}")
+        found.append(target)
+    return found
+
+
+def _enters(answer: object, line: Line) -> bool:
+    """Whether an entry for ``answer`` (a roll's faces, a form, squares) makes ``line``."""
+    if not isinstance(answer, (Roll, Form, Grid)):
+        return False
+    return (answer.actor, answer.verb) == (line.actor, line.verb) and line.args[:len(answer.prefix)] == answer.prefix
 
 
 def _path(board: BoardScreen[Summary], target: tuple[int, int]) -> list[Arrow]:
@@ -249,6 +327,27 @@ def _path(board: BoardScreen[Summary], target: tuple[int, int]) -> list[Arrow]:
                     nxt.append(there)
         frontier = nxt
     return paths[target]
+
+
+def _dial(start: int, target: int, span: int, stride: int) -> list[str]:
+    """The fewest presses round a ring of ``span`` values from ``start`` to ``target``: up
+    and down move one, right and left ``stride``; the long strides first."""
+    paths: dict[int, list[str]] = {start: []}
+    frontier = [start]
+    while target not in paths:
+        nxt = []
+        for value in frontier:
+            for kind, step in (("right", stride), ("left", -stride), ("up", 1), ("down", -1)):
+                there = (value + step) % span
+                if there not in paths:
+                    paths[there] = [*paths[value], kind]
+                    nxt.append(there)
+        frontier = nxt
+    return paths[target]
+
+
+def _span(field: Field) -> int:
+    return field.high - field.low + 1
 
 
 def _value(field: Field, word: str) -> int:

@@ -115,6 +115,12 @@ def refused(item: Item) -> bool:
     return isinstance(item.answer, (Choice, Form)) and bool(item.answer.refusal)
 
 
+def enters(item: Item) -> bool:
+    """Whether an answer line opens a screen of its own to enter it on (faces to type, a
+    form's numbers, squares on the board), where right and left mean something."""
+    return isinstance(item.answer, (Roll, Form, Grid)) and not refused(item)
+
+
 def middle_face(faces: Sequence[Choice]) -> Choice:
     """Where a listed die starts: no face is likelier than another, so on the middle one
     (the lower of two), from which every face is fewest presses away on average ("Roll
@@ -130,14 +136,18 @@ class PlayScreen(Screen, Generic[S, SummaryT]):
 
     def __init__(self, session: Session[S, SummaryT], host: Host, rng: random.Random = FAIR,
                  leave: Callable[[], None] | None = None,
-                 one_by_one: Callable[[], bool] = lambda: False) -> None:
-        """``one_by_one`` is the players' setting: show a roll of many dice a line at a time."""
+                 one_by_one: Callable[[], bool] = lambda: False,
+                 pairs: Callable[[], bool] = lambda: True) -> None:
+        """``one_by_one`` is the players' setting: show a roll of many dice a line at a time.
+        ``pairs``: whether numbers are entered two at a time (the box has left and right keys)."""
         self.session = session
         self.screens = screens_of(session.game)
         self.host = host
         self.rng = rng
         self.leave = leave or host.pop
         self.one_by_one = one_by_one
+        self.pairs = pairs
+        self.opened: Screen | None = None  # the latest entry screen opened from here
         self.cursor = 0
         self.message = ""
         #: What the latest entry did, in words, for RESULT_SECONDS (presses meanwhile leave
@@ -284,9 +294,12 @@ class PlayScreen(Screen, Generic[S, SummaryT]):
             return False
         return True
 
-    def play(self, lines: list[Line], told: str = "") -> None:
+    def play(self, lines: list[Line], told: str = "") -> bool:
+        """Log ``lines`` as one entry; whether they were logged (else the refusal is the message)."""
         if self.guarded(lambda: self.session.play(lines, source="keys")):
             self.changed(told=told)
+            return True
+        return False
 
     def roll(self, ask: Roll, again: bool = False) -> None:
         """A device roll; ``again``: anew, although an undone roll is offered (audited)."""
@@ -339,17 +352,50 @@ class PlayScreen(Screen, Generic[S, SummaryT]):
             self.show_roll(before, lines, True, seen - 1)
 
     def enter_faces(self, ask: Roll, first_digit: int | None = None) -> None:
+        """Faces the table rolled, typed in: on the board where they name a square (a digit
+        typed on a keyboard starts the numbers instead), else as numbers."""
+        if ask.board is not None and first_digit is None:
+            self.pick_squares(ask.board, ask)
+            return
         numbers = [Field(label, 1, sides, names=ask.names) for label, sides in zip(ask.labels, ask.sides)]
         def done(faces: tuple[int, ...]) -> None:
-            self.type_faces(ask.line(faces))
-        self.host.push(Numbers(ask.label, numbers, done, self.backdrop, first_digit,
+            if self.type_faces(ask.line(faces)):
+                self.straight_on(ask)
+        self.entry(Numbers(ask.label, numbers, done, self.backdrop, first_digit,
                                carry=not ask.names,  # named faces (squares) never repeat
-                               question=self.question_row))
+                               question=self.question_row, answer=ask, pairs=self.pairs()))
 
-    def type_faces(self, line: Line) -> None:
+    def entry(self, screen: Screen) -> None:
+        """Open the screen an answer is entered on (numbers, the board)."""
+        self.opened = screen
+        self.host.push(screen)
+
+    def type_faces(self, line: Line) -> bool:
         """Log faces the table rolled and typed in (the cursor offers that way next time)."""
         self.by_hand = True
-        self.play([line])
+        return self.play([line])
+
+    def straight_on(self, entered: Answer) -> None:
+        """After an entry made on a screen of its own (faces typed in, squares picked on the
+        board): when the next question has one answer, made on a screen of its own too, and
+        nothing optional can be logged now, that screen opens at once (a round's leaves one
+        after the other, a gleeb's step then the grue's, the dice then the one circle they
+        allow); back leaves it for the play screen."""
+        ask = self.session.prompt()
+        if ask is None or usable(ask.extras) or self.companion_move(ask) is not None:
+            return
+        answers = usable(ask.answers)
+        if len(answers) != 1:
+            return
+        answer = answers[0]
+        if isinstance(answer, Grid) and isinstance(entered, (Grid, Roll)):
+            self.pick_squares(answer)
+        elif isinstance(answer, Form) and isinstance(entered, Roll):
+            self.fill_form(answer)
+        elif (isinstance(answer, Roll) and isinstance(entered, Roll)
+              and (answer.actor, answer.verb) == (entered.actor, entered.verb)
+              and not listed_faces(answer) and self.session.roll_again(answer) is None):
+            self.enter_faces(answer)
 
     def fill_form(self, form: Form, values: tuple[int, ...] = ()) -> None:
         """Enter a form's numbers (starting from ``values`` when coming back to change them)."""
@@ -358,14 +404,26 @@ class PlayScreen(Screen, Generic[S, SummaryT]):
         title = form.label if form.actor == TABLE else f"{form.actor}: {form.label}"  # whose entry
 
         def done(got: tuple[int, ...]) -> None:
-            self.check(form.line(got), lambda: self.fill_form(form, got), title)
-        self.host.push(Numbers(title, fields or form.fields, done, self.backdrop))
+            seen = numbers.check()  # the check was in view, as they stand: select logged it
+            self.check(form.line(got), lambda: self.fill_form(form, got), title, " ".join(seen))
 
-    def check(self, line: Line, change: Callable[[], None] | None = None, question: str = "") -> None:
+        def ahead(values: tuple[int, ...]) -> str:
+            try:
+                self.session.after([form.line(values)])
+            except Refusal as err:
+                return str(err)
+            return self.session.game.preview(self.session.state, form.line(values))
+        numbers = Numbers(title, fields or form.fields, done, self.backdrop, answer=form, ahead=ahead,
+                          top=self.header_row, question=lambda draw: question_line(draw, title),
+                          pairs=self.pairs())
+        self.entry(numbers)
+
+    def check(self, line: Line, change: Callable[[], None] | None = None, question: str = "",
+              seen: str = "") -> None:
         """Log a line the player picked; where the game previews it (a fish sum), show that
-        first, to log or go back (to ``change`` the entry). A refusal comes at once.
-        ``question``: what the check's question row keeps (the entry's title), else the
-        play screen's question."""
+        first, to log or go back (to ``change`` the entry), unless it was ``seen`` in full
+        while the numbers were entered. A refusal comes at once. ``question``: what the
+        check's question row keeps (the entry's title), else the play screen's question."""
         if not self.guarded(lambda: self.session.after([line])):  # kept: logging it applies nothing
             return
         doubt = self.screens.doubt(self.session.lines(), line)  # the box's own check
@@ -373,28 +431,30 @@ class PlayScreen(Screen, Generic[S, SummaryT]):
             self.message = doubt
             return
         ahead = self.session.game.preview(self.session.state, line)
-        if not ahead:
-            self.play([line])
+        if not ahead or " ".join(ahead.split()) == seen:
+            self.play([line], ahead if ahead and fits_banner(ahead) else "")
             return
         told = ahead if fits_banner(ahead) else ""  # a longer one: the result box holds less
         self.host.push(Preview(line.actor, ahead, lambda: self.play([line], told), change,
                                self.header_row, question or self.question(self.prompt())))
 
-    def pick_squares(self, grid: Grid) -> None:
+    def pick_squares(self, grid: Grid, faces: Roll | None = None) -> None:
+        """Squares on the board: the grid's, or ``faces`` typed in where they name a square."""
         ask = self.session.prompt()
         # With several ways to answer, the one picked says best what the board is for.
         question = ask.question if ask and len(ask.answers) == 1 else grid.label
         def menu() -> None:  # over the play screen: its entries change what the board shows
             self.host.pop()
             self.host.push(self.context_menu())
-        self.host.push(BoardScreen(grid, self.screens.paint, self.session.summary,
-                                   self.refusal_of, question, self.screens.cell_width, menu))
 
-    def refusal_of(self, line: Line) -> str:
-        """Play a line; "" when it was logged, else the reason it was refused."""
-        self.play([line])
-        refusal, self.message = self.message, ""
-        return refusal
+        def done(line: Line) -> str:
+            """Play the line; "" when it was logged, else the reason it was refused."""
+            logged = self.type_faces(line) if faces else self.play([line])
+            refusal, self.message = ("", "") if logged else (self.message, "")
+            return refusal
+        self.entry(BoardScreen(grid, self.screens.paint, self.session.summary, done, question,
+                                   self.screens.cell_width, menu, lambda: self.straight_on(faces or grid),
+                                   faces or grid))
 
     def undo(self) -> None:
         entry = self.session.head
@@ -614,6 +674,13 @@ class PlayScreen(Screen, Generic[S, SummaryT]):
             self.cursor = (self.cursor + 1) % len(items)
         elif kind == "select" and items:
             items[self.cursor].run()
+        elif kind in ("left", "right") and items and enters(items[self.cursor]):
+            # The answer is made on a screen of its own: open it, and the key moves there
+            # (the next die, the pile beside), so opening it costs no press of its own.
+            self.opened = None
+            items[self.cursor].run()
+            if self.opened is not None:
+                self.opened.on(intent, host)
         elif kind in ("context", "back"):
             host.push(self.context_menu())
         elif kind == "undo":

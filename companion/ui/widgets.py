@@ -196,6 +196,7 @@ class Menu(Screen):
 
 # Numbers entered under a backdrop take the play screen's question and answer rows.
 SHOWN = 4  # numbers side by side; more scroll
+CHECK_ROWS = 3  # rows of small type a check shown over the numbers may take
 #: The answer's rows, from the line under the question's: the values in a box that the
 #: glass ends, their ink a lit row clear of its edges (the line above, the glass below: a
 #: stroke on the glass's last row reads as a glyph cut off).
@@ -221,16 +222,21 @@ def labels_fit(spec: Field, width: int) -> bool:
     return length(spec.label, 10) + LABEL_GAP + widest(spec) + 2 * BOX_MARGIN <= width - 2
 
 
-def draw_value(draw: ImageDraw.ImageDraw, middle: int, word: str, sized: tuple[int, int], here: bool,
+def draw_value(draw: ImageDraw.ImageDraw, middle: int, word: str, sized: tuple[int, int], here: str,
                room: int) -> None:
-    """One value centred on ``middle``; the one at hand lit, at most ``room`` either side
-    (as narrow as the value allows: moving on repaints few columns). The others sit in a
-    dark box of the same size, which parts the line above the answer's rows round them."""
+    """One value centred on ``middle``; the one at hand (``here`` "lit") lit, at most ``room``
+    either side (as narrow as the value allows: moving on repaints few columns); the one
+    after it ("next": right and left change it) outlined. The others sit in a dark box of
+    the same size, which parts the line above the answer's rows round them."""
     size, baseline = sized
     half = min(room, max(int(length(word, size)) // 2 + BOX_MARGIN, BOX_HALF))
+    lit = here == "lit"
     box = (middle - half, VALUES_TOP, middle + half - 1, HEIGHT - 1)
-    draw.rectangle(box, fill=WHITE if here else BLACK)
-    text(draw, (middle, baseline), word, size, BLACK if here else WHITE, 2 * room - 2, anchor="ms", box=box)
+    draw.rectangle(box, fill=WHITE if lit else BLACK)
+    if here == "next":  # its sides lit: the line above is its top, the glass its foot
+        draw.line((box[0], VALUES_TOP, box[0], HEIGHT - 1), fill=WHITE)
+        draw.line((box[2], VALUES_TOP, box[2], HEIGHT - 1), fill=WHITE)
+    text(draw, (middle, baseline), word, size, BLACK if lit else WHITE, 2 * room - 2, anchor="ms", box=box)
 
 
 def span_of(spec: Field) -> str:
@@ -275,11 +281,17 @@ VALUE_BASELINE = value_size("0", WIDTH)[1]
 
 
 class Numbers(Screen):
-    """Enter several numbers (dice faces, a form's fields), one at a time.
+    """Enter several numbers (dice faces, a form's fields), two at a time.
 
-    Up/down change the current number (wrapping), digits type it; select goes to the next
-    number and confirms after the last. Right and left only move between the numbers: they
-    never confirm and never leave (back does). A digit the number cannot take says why.
+    Up and down change the lit number (wrapping), and digits type it; right and left change
+    the number after it, which is outlined (two dice, a group and its coloured igloos, each
+    on an axis of the joystick); with none after it, they change the lit one a quarter of
+    its range at a time (a d20 by 5). Select takes both, the two in their boxes, and
+    lights the next number not yet taken; once every number is taken, the entry is done.
+    Nothing else confirms: back goes back a number, and leaves from the first (the long
+    press leaves at once). A digit the number cannot take says why. Without ``pairs`` (a
+    box with no left and right keys) there is no outlined number: select takes the lit
+    one, and the numbers go one at a time.
     """
 
     notice_area: Area = NOTICE_AREA
@@ -287,55 +299,108 @@ class Numbers(Screen):
     def __init__(self, title: str, numbers: Sequence[Field],
                  done: Callable[[tuple[int, ...]], None], backdrop: Backdrop,
                  first_digit: int | None = None, carry: bool = False,
-                 question: Backdrop | None = None) -> None:
+                 question: Backdrop | None = None, answer: object = None,
+                 ahead: Callable[[tuple[int, ...]], str] | None = None, top: Backdrop | None = None,
+                 pairs: bool = True) -> None:
         """``carry``: each number starts at the one before when first reached (dice:
         doubles, and faces read in order, take fewer presses; random faces no more).
         ``backdrop``: the screen the numbers answer, which keeps its top bar and panel in
         view; the numbers take only the question's and the answer's rows under them.
         ``question``: that screen's question row, kept too where each number's label fits
-        beside its value."""
+        beside its value. ``answer``: the prompt's answer the numbers enter, as
+        :attr:`Item.answer` names it, for a driver. ``ahead``: what the numbers as they
+        stand would do, in the game's words ("3 linked - 0 coloured - 1 ability = 2 fish"),
+        or why the rules refuse them: the check before logging, shown over the panel while
+        the numbers change, so that the last select logs what it says; ``top``: the
+        backdrop's top bar alone, drawn over the check instead of the whole backdrop."""
+        self.answer = answer
+        self.ahead = ahead
+        self.top = top
+        self.pairs = pairs
         self.title = title
         self.carry = carry
         self.backdrop = backdrop
         self.question = question
-        self.reached = 0
+        self.reached = 0  # the last number lit or changed: those after it carry the one before
         self.numbers = tuple(numbers)
         self.values = [n.default if n.default is not None else n.low for n in numbers]
         self.done = done
-        self.at = 0
+        self.at = 0  # the lit number; those before it are taken
         self.typed = ""
         #: Typing moved on by itself: the right or select that follows (as a typist
         #: presses after each number) confirms that move instead of skipping a number.
         self.moved_by_typing = False
+        self._carry()
         if first_digit is not None:
             self._type(first_digit)
 
+    @property
+    def following(self) -> int | None:
+        """The outlined number after the lit one, that right and left change (None after the
+        last, and one at a time)."""
+        return self.at + 1 if self.pairs and self.at + 1 < len(self.numbers) else None
+
     def draw(self, draw: ImageDraw.ImageDraw) -> None:
-        self.backdrop(draw)
+        told = self.check()
+        if told and self.top is not None:
+            self.top(draw)
+            result_banner(draw, "\n".join(told[:CHECK_ROWS - 1]))
+        else:
+            self.backdrop(draw)
         if self.message and notice_top(self.message, self.notice_area) <= PANEL[3]:
             cover(draw, (0, PANEL[1], WIDTH - 1, PANEL[3]), BLACK)  # the notice needs its rows
-        self.draw_below(draw)
+        self.draw_below(draw, told[CHECK_ROWS - 1] if len(told) == CHECK_ROWS else "")
 
-    def draw_below(self, draw: ImageDraw.ImageDraw) -> None:
+    def check(self) -> list[str]:
+        """The check of the numbers as they stand, in the rows it takes (two in the result's
+        box over the panel, a third in the question's row where the labels stand beside the
+        values and leave it free); [] when there is none, or it does not fit there (it then
+        comes after the last number, as a check of its own)."""
+        words = self.ahead(tuple(self.values)) if self.ahead is not None and self.top is not None else ""
+        if not words:
+            return []
+        # Its lines where the game breaks them, or else run on; in the result's box alone if
+        # they fit it (the question's row keeps the entry's title), else with that row too.
+        broken, run_on = wrap(words, 10), wrap(" ".join(words.split("\n")), 10)
+        rooms = (CHECK_ROWS - 1, CHECK_ROWS) if self.beside() else (CHECK_ROWS - 1,)
+        return next((rows for room in rooms for rows in (broken, run_on) if len(rows) <= room), [])
+
+    def in_view(self) -> tuple[int, int]:
+        """How many numbers stand side by side, and the first of them in view (the lit one
+        and the outlined one after it always are)."""
+        count = columns(self.numbers)
+        return count, max(0, (self.following or self.at) - count + 1)
+
+    def beside(self) -> bool:
+        """Whether the numbers in view have their labels beside them (the question's row
+        then keeps the question)."""
+        count, first = self.in_view()
+        return self.question is not None and all(labels_fit(spec, WIDTH // count)
+                                                 for spec in self.numbers[first:first + count])
+
+    def draw_below(self, draw: ImageDraw.ImageDraw, told: str = "") -> None:
         """The numbers in the rows of a question and its answer, so that entering them
         changes only those rows. The answer's row has the values in large type, the one at
         hand lit, each with its label beside it where the labels fit: the question stays
         above them then. Otherwise the question's row says what is entered (whose, for a
-        form) and the label and range of the number at hand."""
-        count = columns(self.numbers)
+        form) and the label and range of the number at hand. ``told``: the last row of the
+        check, which takes the question's row."""
+        count, first = self.in_view()
         width = WIDTH // count
-        first = max(0, self.at - count + 1)
         shown = list(zip(self.numbers, self.values))[first:first + count]
-        beside = self.question is not None and all(labels_fit(spec, width) for spec, _ in shown)
+        beside = self.beside()
         if self.message:  # a digit it cannot take, or right at the last number
             notice(draw, self.notice_area, self.message)
+        elif told:
+            question_line(draw, told)
         elif beside and self.question is not None:
             self.question(draw)
         else:
             self.draw_title(draw)
         draw.line((0, VALUES_TOP, WIDTH - 1, VALUES_TOP), fill=WHITE)  # the play screen's, under the question
         for col, (spec, value) in enumerate(shown):
-            x, here, word = col * width, first + col == self.at, spec.word(value)
+            x, word = col * width, spec.word(value)
+            here = "lit" if first + col == self.at else "next" if first + col == self.following else ""
             if beside:
                 label = int(length(spec.label, 10))
                 left = x + (width - label - LABEL_GAP - widest(spec) - 2 * BOX_MARGIN) // 2
@@ -357,35 +422,58 @@ class Numbers(Screen):
         label_and_hint(draw, (2, QUESTION_BASELINE), WIDTH - 2, self.title, hint, size)
 
     def on(self, intent: Intent, host: Host) -> None:
-        spec = self.numbers[self.at]
-        if intent.kind in ("back", "context"):
-            host.pop()
-            return
         if intent.kind == "digit":
             self._type(intent.value)
             return
-        self.typed = ""
+        just_typed, self.typed = bool(self.typed), ""
         typed_on, self.moved_by_typing = self.moved_by_typing, False
-        last = self.at == len(self.numbers) - 1
-        if intent.kind == "up":
-            self.values[self.at] = spec.low if self.values[self.at] >= spec.high else self.values[self.at] + 1
-        elif intent.kind == "down":
-            self.values[self.at] = spec.high if self.values[self.at] <= spec.low else self.values[self.at] - 1
-        elif intent.kind == "left":
-            self.at = max(0, self.at - 1)
+        following = self.following
+        if intent.kind == "context":  # the long press (a build with no back key): leave
+            host.pop()
+        elif intent.kind == "back":
+            if self.at == 0:
+                host.pop()
+            else:  # one number back: it is lit again, and taken no more
+                self.at -= 1
+        elif intent.kind in ("up", "down"):
+            self._turn(self.at, 1 if intent.kind == "up" else -1)
         elif typed_on and intent.kind in ("select", "right"):
-            return
-        elif intent.kind == "right":
-            if last:
+            return  # a typist's press after a number that moved on by itself
+        elif intent.kind in ("left", "right"):
+            sign = 1 if intent.kind == "right" else -1
+            if following is not None:
+                self._turn(following, sign)
+            elif self.pairs and not just_typed:  # (a typist's right after the last number: no)
+                self._turn(self.at, sign * self.stride())
+            else:
                 self.message = "select: OK"
-            else:
-                self._next()
         elif intent.kind == "select":
-            if not last:
-                self._next()
-            else:
+            self._next(1 if following is None else 2)
+            if self.at >= len(self.numbers):
                 host.pop()
                 self.done(tuple(self.values))
+
+    def stride(self) -> int:
+        """How far right and left move the lit number when none follows it: a quarter of
+        its range, at least 2."""
+        spec = self.numbers[self.at]
+        return max(2, round((spec.high - spec.low + 1) / 4))
+
+    def _turn(self, index: int, step: int) -> None:
+        """Change a number by one, round its range; the numbers it carries to follow it."""
+        spec = self.numbers[index]
+        span = spec.high - spec.low + 1
+        self.values[index] = spec.low + (self.values[index] - spec.low + step) % span
+        self.reached = max(self.reached, index)
+        self._carry()
+
+    def _carry(self) -> None:
+        """Each number not yet lit or changed starts at the one before it (dice, with ``carry``)."""
+        if not self.carry:
+            return
+        for index in range(self.reached + 1, len(self.numbers)):
+            spec = self.numbers[index]
+            self.values[index] = min(max(self.values[index - 1], spec.low), spec.high)
 
     def _type(self, digit: int) -> None:
         """Digits build the number; a number that cannot grow further moves on."""
@@ -399,18 +487,18 @@ class Numbers(Screen):
             return
         self.values[self.at] = candidate
         self.typed += str(digit)
+        self.reached = max(self.reached, self.at)
+        self._carry()
         if candidate * 10 > spec.high and self.at < len(self.numbers) - 1:
-            self._next()
+            self._next(1)
             self.typed = ""
             self.moved_by_typing = True
 
-    def _next(self) -> None:
-        """On to the next number, carrying the value over the first time it is reached."""
-        self.at += 1
-        if self.carry and self.at > self.reached:
-            spec = self.numbers[self.at]
-            self.values[self.at] = min(max(self.values[self.at - 1], spec.low), spec.high)
-        self.reached = max(self.reached, self.at)
+    def _next(self, taken: int) -> None:
+        """Take ``taken`` numbers (the lit one, and the outlined one after it) and light the
+        next; a number reached for the first time keeps the value it carried."""
+        self.at += taken
+        self.reached = max(self.reached, min(self.at, len(self.numbers) - 1))
 
 
 class Page(Screen):
@@ -455,7 +543,7 @@ class Preview(Screen):
     the entry, if given; back (or the long press) goes back as it is.
     """
 
-    def __init__(self, title: str, body: str, accept: Callable[[], None],
+    def __init__(self, title: str, body: str, accept: Callable[[], object],
                  change: Callable[[], None] | None, top: Backdrop, question: str) -> None:
         self.title = title
         self.body = body

@@ -225,17 +225,17 @@ def test_placement_goes_on_an_empty_square_with_your_own_unplaced_gleeb() -> Non
     refuse(setup, "Bob move a1 a2", WrongStep)
 
 
-def test_placement_choices_cover_every_unplaced_gleeb_and_empty_square() -> None:
+def test_placement_choices_cover_every_unplaced_gleeb_and_empty_square_the_largest_first() -> None:
     ask = GAME.prompt(state(SPEC_SETUP[:1]))
     assert ask is not None and ask.actor == "Ann"
     picks = grids(state(SPEC_SETUP[:1]))
-    assert [g.label for g in picks] == ["Place B1", "Place B2", "Place B3", "Place Y1", "Place Y2",
-                                        "Place Y3"]
+    assert [g.label for g in picks] == ["Place B3", "Place Y3", "Place B2", "Place Y2", "Place B1",
+                                        "Place Y1"]
     assert all(g.steps == 1 and g.prefix == (g.label[-2:],) for g in picks)
     lines = offered(state(SPEC_SETUP[:1]))
     assert len(lines) == 6 * 13
     assert "Ann place B1 a1" in lines and "Ann place B1 b2" not in lines
-    assert picks[0].marked(()) == {(c, r) for c in range(1, 5) for r in range(1, 5)} - {
+    assert picks[4].marked(()) == {(c, r) for c in range(1, 5) for r in range(1, 5)} - {
         (2, 2), (3, 3), (4, 4)}  # the grues' squares are taken
     # Once B1 is down, it is no longer offered.
     assert "Place B1" not in [g.label for g in grids(state(SPEC_SETUP[:3]))]

@@ -3,7 +3,6 @@ see it, illegal lines with their error class, and the card-count invariants."""
 
 from __future__ import annotations
 
-import itertools
 import random
 from typing import Any
 
@@ -14,8 +13,8 @@ from hypothesis import strategies as st
 from companion.games.base import (
     BadArguments,
     Choice,
-    Form,
     GameOver,
+    Grid,
     IllegalLine,
     Line,
     NotYourTurn,
@@ -363,10 +362,12 @@ def test_each_cards_gain_is_what_playing_it_does(seed: int, count: int, steps: i
                                                     strict=True) if new == old - 1]
             assert (gain["points"], gain["tile"], gain["new_pile"]) == (
                 after.points, laid[0] if laid else None, after.piles[terrain] == (gain["value"],))
-        best = max(((g["points"], g["value"]) for g in gains[kind]), default=(0, min(state.deck)))
-        ask = GAME.prompt(state)
-        assert ask is not None
-        assert ask.answers[terrain].fields[0].default == best[1]  # type: ignore[union-attr]
+    # The cursor starts on the card worth most points: of two, the first pile's, the higher card.
+    most = max(g["points"] for kind in TERRAINS for g in gains[kind])
+    terrain = next(t for t, kind in enumerate(TERRAINS) if any(g["points"] == most for g in gains[kind]))
+    value = max(g["value"] for g in gains[TERRAINS[terrain]] if g["points"] == most)
+    grid = card_grid(state)
+    assert grid.start == (terrain + 1, grid.row_words.index(str(value)) + 1)
 
 
 # --- the end ---
@@ -399,46 +400,49 @@ def answers(state: State) -> list[str]:
     return [str(a.line) for a in ask.answers if isinstance(a, Choice)]
 
 
-def card_forms(state: State) -> list[Form]:
-    """The prompt's card entries, one per terrain."""
+def card_grid(state: State) -> Grid:
+    """The prompt's table of the cards to play."""
     ask = GAME.prompt(state)
-    assert ask is not None
-    return [a for a in ask.answers if isinstance(a, Form)]
+    assert ask is not None and isinstance(ask.answers[0], Grid) and ask.likely == 0
+    return ask.answers[0]
 
 
-def test_a_card_is_entered_as_its_terrain_then_its_value() -> None:
-    forms = card_forms(state_after())
-    assert [(form.actor, form.prefix) for form in forms] == [("Ann", (t,)) for t in TERRAINS]
-    (value,) = forms[2].fields
-    assert (value.low, value.high) == (0, 4)
-    assert str(forms[2].line((3,))) == "Ann play mountain 3"
+def test_a_card_is_picked_on_a_table_of_the_piles_across_and_the_values_down() -> None:
+    grid = card_grid(state_after())
+    assert (grid.actor, grid.verb, grid.columns) == ("Ann", "play", TERRAINS)
+    assert grid.row_words == ("4", "3", "2", "1", "0")  # rows count up from the foot: 0 at the top
+    assert str(grid.line(((3, 2),))) == "Ann play mountain 3"
+    assert grid.name((3, 2)) == "mountain 3"
+    assert grid.note((3, 2)) == "3 pts\nnew pile\nlay mountain" and grid.note((2, 4)) == "3 pts\njoins"
+    assert len(grid.legal) == 25  # every card may be in a hand
 
 
 def test_the_cursor_starts_on_the_card_worth_most_points() -> None:
     # Water pile 4 4 3 2: the last 2 that may be in a hand joins it for 15 points.
     state = state_after("Ann play water 4", "Bob play water 4", "Cat play water 3", "Ann play water 2",
                         players="Ann Bob Cat")
-    ask = GAME.prompt(state)
-    assert ask is not None
-    assert ask.answers[ask.likely] == card_forms(state)[1]  # water, the richest pile
-    assert [form.fields[0].default for form in card_forms(state)] == [4, 2, 4, 4, 4]
-    assert GAME.apply(state, Line.parse("Bob play water 2")).points == 15
-    fresh = GAME.prompt(state_after())  # every pile a 2: a 4 anywhere or a 2 joining, 4 points
-    assert fresh is not None and fresh.likely == 0
+    grid = card_grid(state)
+    assert grid.name(grid.start) == "water 2"
+    assert GAME.apply(state, grid.line((grid.start,))).points == 15
+    fresh = card_grid(state_after())  # every pile a 2: a 4 anywhere or a 2 joining, 4 points
+    assert grid.name(fresh.start) == "forest 4"  # the first of them, the higher card
 
 
-def test_the_card_entry_spans_a_custom_deck_and_the_rules_refuse_the_gaps() -> None:
+def test_the_cards_follow_a_custom_deck_and_only_those_that_may_be_in_a_hand_are_marked() -> None:
     options = ("deck 0,2,2,9,9",)
-    form = card_forms(state_after(options=options))[1]
-    assert (form.fields[0].low, form.fields[0].high) == (0, 9)
+    grid = card_grid(state_after(options=options))
+    assert grid.row_words == ("9", "2", "0")
+    assert grid.marked(()) == {(c, r) for c in range(1, 6) for r in range(1, 4)}
     with pytest.raises(NotInDeck, match="the deck has no 5"):
-        GAME.apply(state_after(options=options), form.line((5,)))
+        GAME.apply(state_after(options=options), Line.parse("Ann play water 5"))
 
 
 def test_a_card_that_cannot_exist_is_refused_with_the_reason() -> None:
     state = state_after("Ann play desert 0", "Bob play desert 0")
+    grid = card_grid(state)
+    assert (5, 5) not in grid.marked(())  # desert 0: both are in sight
     with pytest.raises(AllInSight, match="no desert 0 is left"):
-        GAME.apply(state, card_forms(state)[4].line((0,)))
+        GAME.apply(state, grid.line(((5, 5),)))
 
 
 def test_prompt_offers_refills_up_to_the_hand_with_what_they_draw() -> None:
@@ -458,11 +462,14 @@ def test_prompt_offers_no_play_with_an_empty_hand() -> None:
     assert answers(state) == ["Ann refill 0"]
 
 
-def test_finish_is_an_extra_for_every_player() -> None:
+def test_finish_is_an_extra_for_every_player_the_one_who_moved_last_first() -> None:
     ask = GAME.prompt(state_after("Ann finish"))
     assert ask is not None
     assert [(str(e.line), e.hint) for e in ask.extras if isinstance(e, Choice)] == [
-        ("Ann finish", "wins"), ("Bob finish", "home 1/2")]
+        ("Bob finish", "home 1/2"), ("Ann finish", "wins")]
+    ask = GAME.prompt(state_after("Ann play forest 1", "Bob refill 0", "Cat play water 2", players="Ann Bob Cat"))
+    assert ask is not None  # Cat moved last; then round the table from Ann, whose turn it is
+    assert [str(e.line) for e in ask.extras] == ["Cat finish", "Ann finish", "Bob finish"]
 
 
 def test_pages_mark_the_house_defaults() -> None:
@@ -500,13 +507,15 @@ def legal_lines(state: State) -> tuple[list[Line], list[Line]]:
         if isinstance(answer, Choice):
             required.append(answer.line)
             continue
-        assert isinstance(answer, Form)
-        for line in (answer.line(values) for values in itertools.product(
-                *(range(field.low, field.high + 1) for field in answer.fields))):
+        assert isinstance(answer, Grid)
+        every = [answer.line(((c, r),)) for c in range(1, answer.cols + 1) for r in range(1, answer.rows + 1)]
+        for line in every:
             try:
                 GAME.apply(state, line)
             except IllegalLine:
+                assert line not in answer.legal
                 continue
+            assert line in answer.legal
             required.append(line)
     return required, [e.line for e in ask.extras if isinstance(e, Choice)]
 

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from PIL import ImageDraw
 
+from companion.games.base import Grid
 from companion.games.quick_lemmings import MEADOW, TERRAINS, Gain, LemmingsSummary
+from companion.ui.board import BoardView
 from companion.ui.draw import BLACK, WHITE, length, text
 from companion.ui.figures import Box, View
 from companion.ui.games import Screens
@@ -32,6 +34,8 @@ TILE_TOP = 10  # the tile's lit box, from this row of the panel: a clear row abo
 PLAYER_ROW = 10  # pixels per player: five fit under the header
 HAND_RIGHT = 74  # where the hand sizes end on the players page
 PLAYER_NAME = 36  # pixels for a name on the players page
+CARD_LABEL = 5  # the card values down the left of the cards to pick from
+CARD_WIDTH = 13  # pixels per pile there: the values' column and five piles
 
 
 # --- the panel: the last play, or the hand and the draw pile ---
@@ -139,6 +143,46 @@ def gain_cell(draw: ImageDraw.ImageDraw, gain: Gain | None, box: Box) -> None:
     text(draw, (centre, y1), words, 9, ink, x1 - x0, anchor="ms")
 
 
+def card_table(draw: ImageDraw.ImageDraw, view: BoardView[LemmingsSummary], grid: Grid) -> None:
+    """The cards to pick from, laid out as the piles page: the piles across (each one's
+    initial over it), the card values down the left (the lowest at the top), and in each
+    cell what the card gives now (a dot: no such card can be in a hand). The cursor's cell
+    is framed, and its pile's initial and its value are inverted, so that it stands out on
+    a white cell too."""
+    x0, y0, x1, y1 = view.box
+    width = (x1 - x0 + 1 - CARD_LABEL) // grid.cols
+    height = (y1 - y0 + 1 - NAME_ROW) // grid.rows
+    gains = view.summary["gains"]
+    cursor_col, cursor_row = view.cursor
+    for row, value in enumerate(grid.row_words, 1):
+        top = y0 + NAME_ROW + (grid.rows - row) * height
+        if height >= GAIN_ROW:
+            label(draw, (x0, top, x0 + CARD_LABEL - 1, top + height - 2), value, row == cursor_row)
+    for column, kind in enumerate(grid.columns, 1):
+        left = x0 + CARD_LABEL + (column - 1) * width
+        label(draw, (left + 1, y0, left + width - 1, y0 + NAME_ROW - 2), kind[0].upper(), column == cursor_col)
+        by_value = {str(g["value"]): g for g in gains[kind]}
+        for row, value in enumerate(grid.row_words, 1):
+            top = y0 + NAME_ROW + (grid.rows - row) * height
+            cell = (left + 1, top, left + width - 1, top + height - 2)
+            gain = by_value.get(value)
+            if height >= GAIN_ROW:
+                gain_cell(draw, gain, cell)
+            elif gain is not None:  # too many values for their points: a dot for each card
+                draw.point(((cell[0] + cell[2]) // 2, (cell[1] + cell[3]) // 2), fill=WHITE)
+            if (column, row) == view.cursor:
+                draw.rectangle((left, top - 1, left + width, top + height - 1), outline=WHITE)
+
+
+def label(draw: ImageDraw.ImageDraw, box: Box, words: str, lit: bool) -> None:
+    """A row's or a column's label, inverted where the cursor is."""
+    ink = WHITE
+    if lit:
+        draw.rectangle(box, fill=WHITE)
+        ink = BLACK
+    text(draw, ((box[0] + box[2] + 1) // 2, box[3]), words, 9, ink, anchor="ms")
+
+
 def players_page(draw: ImageDraw.ImageDraw, summary: LemmingsSummary, box: Box) -> None:
     """Per player: the cards in hand and the lemmings home, the player to act inverted."""
     x0, y0, x1, _ = box
@@ -187,4 +231,5 @@ def summary_lines(summary: LemmingsSummary) -> list[str]:
 
 
 #: What this game draws its own way (the rest is generic).
-SCREENS: Screens[LemmingsSummary] = Screens(panel=panel, summary_lines=summary_lines, views=VIEWS)
+SCREENS: Screens[LemmingsSummary] = Screens(panel=panel, paint=card_table, cell_width=CARD_WIDTH,
+                                            summary_lines=summary_lines, views=VIEWS)
