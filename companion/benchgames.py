@@ -52,7 +52,7 @@ class Table:
 
     EXTRA = 0.1
 
-    def __init__(self, game: Game[Any], rng: random.Random) -> None:
+    def __init__(self, game: Game[Any, Any], rng: random.Random) -> None:
         self.game = game
         self.rng = rng
 
@@ -127,7 +127,7 @@ class PenguinTable(Table):
     FULL = 7
     ABILITY = 1 / 6
 
-    def __init__(self, game: Game[Any], rng: random.Random) -> None:
+    def __init__(self, game: Game[Any, Any], rng: random.Random) -> None:
         super().__init__(game, rng)
         self.filled = dict.fromkeys(range(1, 6), 2)
         self.full: list[int] = []  # circles to log full, in order
@@ -218,7 +218,7 @@ class LemmingsTable(Table):
     card's terrain and clear ones may be entered); a lemming is across after 15-25, and
     its finish is logged then."""
 
-    def __init__(self, game: Game[Any], rng: random.Random) -> None:
+    def __init__(self, game: Game[Any, Any], rng: random.Random) -> None:
         super().__init__(game, rng)
         self.ahead: dict[str, list[int]] = {}  # per player, the points each lemming still needs
         self.across: list[str] = []  # finishes to log, in order

@@ -143,8 +143,8 @@ def number_entries(game_id: str) -> Iterator[tuple[App, Numbers]]:
                 play = app.top
                 assert isinstance(play, PlayScreen)
                 play.changed()
-                if isinstance(option, Roll):
-                    play.enter_faces(option)
+                if isinstance(option, Roll):  # faces that name squares: as numbers once a digit is typed
+                    play.enter_faces(option, None if option.board is None else 1)
                 else:
                     play.fill_form(option)
                 entry = app.top
@@ -168,6 +168,11 @@ def _shape(option: Roll | Form) -> tuple[str, ...]:
     return (option.label, *(f"{f.label}{f.low}-{f.high}{f.names}" for f in option.fields))
 
 
+#: Games that ask for no number on the box: Quick Lemmings' cards are picked on a table of
+#: the cards, its refills and finishes are choices.
+NUMBERLESS = {"quick-lemmings"}
+
+
 @pytest.mark.parametrize("game_id", GAME_IDS)
 def test_every_number_entry_state_is_drawn_whole(game_id: str) -> None:
     """Every number of every entry, at every value it can take, and the reason a digit
@@ -186,7 +191,7 @@ def test_every_number_entry_state_is_drawn_whole(game_id: str) -> None:
             for fault in faults_of(app):
                 found.setdefault(f"{entry.title}: {entry.message}", str(fault))
             entry.message = ""
-    assert count > 0
+    assert (count > 0) != (game_id in NUMBERLESS)
     assert not found, list(found.items())[:8]
 
 

@@ -433,8 +433,8 @@ def test_a_circle_that_holds_seven_is_asked_about_and_takes_no_eighth(box: Harne
     down_to(box, "+ Enter faces", key="up")
     box.press("select")
     digits(box, 1, 1)
-    box.press("select")
-    assert box.shows("Ann: place in", 11)
-    box.presses("select", "select", "select")  # circle 1: 1 linked, 0 coloured
+    box.press("select")  # the one circle the dice allow opens straight on
+    assert box.says("Ann: circle 1")
+    box.presses("select", "select")  # 1 linked, 0 coloured
     assert box.says("circle 1 is full")
     assert stored(box, session)[-1] == "Ann roll 1 1"  # the placement was not logged

@@ -29,7 +29,21 @@ from PIL import ImageDraw
 
 from companion.games.base import TABLE, Grid, Line, SummaryT
 from companion.intents import Arrow, Intent
-from companion.ui.draw import BLACK, HEIGHT, WHITE, WIDTH, Area, cover, length, notice, notice_top, report, text, wrap
+from companion.ui.draw import (
+    BLACK,
+    HEIGHT,
+    WHITE,
+    WIDTH,
+    Area,
+    cover,
+    length,
+    notice,
+    notice_top,
+    recording,
+    report,
+    text,
+    wrap,
+)
 from companion.ui.widgets import Host, Screen
 
 Square = tuple[int, int]
@@ -112,18 +126,22 @@ class BoardScreen(Screen, Generic[SummaryT]):
         size = min(HEIGHT // self.grid.rows, 64 // self.grid.cols)
         box = (0, 0, (self.cell_width or size) * self.grid.cols - 1, size * self.grid.rows - 1)
         view = BoardView(self.summary(), box, self.cursor, self.marked(self.picked), self.picked)
-        self.painter(draw, view, self.grid)
+        with recording() as painted:
+            self.painter(draw, view, self.grid)
         # A refusal goes across the foot of the board (the side is too narrow), over whole
-        # rows of squares: none is left cut in two.
+        # rows of squares, and over the whole of any string the painter wrote across that
+        # line (a table's rows need not be the squares'): none is left cut in two.
         hidden = HEIGHT  # the first row under the notice
         if self.message:
             top = notice_top(self.message, self.notice_area)
             hidden = top - top % size
+            while crossed := [d.box[1] for d in painted if d.box[1] < hidden <= d.box[3]]:
+                hidden = min(crossed)  # (a string just above the band would touch it)
         left = box[2] + 3
         width = WIDTH - left
         side = [(10, "Table" if self.grid.actor == TABLE else self.grid.actor, 12), (23, self.where(width), 12)]
         body = self.grid.note(self.cursor) or self.question
-        side += [(36 + row * 11, line, 10) for row, line in enumerate(wrap(body, 10, width - 2))]
+        side += [(36 + row * 11, line, 10) for row, line in enumerate(wrap(body, 10, width - 1))]
         if len(side) > 2 + SIDE_LINES:
             report(body, f"{len(side) - 2 - SIDE_LINES} lines left out")
         for baseline, words, type_size in side[:2 + SIDE_LINES]:

@@ -21,7 +21,7 @@ from companion.ui.games import screen_title
 from companion.ui.names import DONE, Cursor, NameEditor, moved
 from companion.ui.play import PlayScreen
 from companion.ui.setup import AS_ENTERED, COMPANION, SEATS, START, Count, CountsEntry, Seat, Setting, Slot, Value
-from companion.ui.widgets import Item, Menu, Numbers, Page, Preview
+from companion.ui.widgets import Item, Menu, Numbers, Page, Preview, stride
 
 T = TypeVar("T")
 
@@ -179,7 +179,7 @@ class Driver:
         self.press(Intent(self._opening(screen, answer, line)))
         self._enter(answer, line)
 
-    def _opening(self, play: PlayScreen, answer: object, line: Line) -> str:
+    def _opening(self, play: PlayScreen[Any, Any], answer: object, line: Line) -> Kind:
         """The key that opens an answer's screen: right or left where the entry's first
         press there is one of them (the second number, a square along the row), else select."""
         grid = answer.board if isinstance(answer, Roll) else answer
@@ -193,8 +193,8 @@ class Driver:
             return "select"
         start = [f.default if f.default is not None else f.low for f in fields]
         if len(fields) == 1:  # right and left stride the lone number
-            span = _span(fields[0])
-            first = _dial(start[0] - fields[0].low, values[0] - fields[0].low, span, max(2, round(span / 4)))[:1]
+            first = _dial(start[0] - fields[0].low, values[0] - fields[0].low, _span(fields[0]),
+                          stride(fields[0]))[:1]
             return first[0] if first and first[0] in ("left", "right") else "select"
         if isinstance(answer, Roll) and not answer.names:  # dice carry the face before
             start[1] = start[0]
@@ -229,7 +229,7 @@ class Driver:
         self._turn(forward, back, distance, span)
         self.press(Intent("select"))
 
-    def _turn(self, forward: str, back: str, distance: int, span: int) -> None:
+    def _turn(self, forward: Kind, back: Kind, distance: int, span: int) -> None:
         """Go ``distance`` steps forward round a ring of ``span``, the shorter way."""
         distance %= span
         kind, times = (forward, distance) if distance <= span - distance else (back, span - distance)
@@ -318,6 +318,8 @@ def _path(board: BoardScreen[Summary], target: tuple[int, int]) -> list[Arrow]:
     paths: dict[tuple[int, int], list[Arrow]] = {board.cursor: []}
     frontier = [board.cursor]
     while target not in paths:
+        if not frontier:  # up and down stop only on the squares the rules allow next
+            raise DriverError(f"the cursor cannot reach {board.grid.name(target)}")
         nxt = []
         for square in frontier:
             for kind in ARROWS:
@@ -329,15 +331,16 @@ def _path(board: BoardScreen[Summary], target: tuple[int, int]) -> list[Arrow]:
     return paths[target]
 
 
-def _dial(start: int, target: int, span: int, stride: int) -> list[str]:
+def _dial(start: int, target: int, span: int, stride: int) -> list[Arrow]:
     """The fewest presses round a ring of ``span`` values from ``start`` to ``target``: up
     and down move one, right and left ``stride``; the long strides first."""
-    paths: dict[int, list[str]] = {start: []}
+    paths: dict[int, list[Arrow]] = {start: []}
     frontier = [start]
+    moves: tuple[tuple[Arrow, int], ...] = (("right", stride), ("left", -stride), ("up", 1), ("down", -1))
     while target not in paths:
         nxt = []
         for value in frontier:
-            for kind, step in (("right", stride), ("left", -stride), ("up", 1), ("down", -1)):
+            for kind, step in moves:
                 there = (value + step) % span
                 if there not in paths:
                     paths[there] = [*paths[value], kind]

@@ -404,8 +404,8 @@ class PlayScreen(Screen, Generic[S, SummaryT]):
         title = form.label if form.actor == TABLE else f"{form.actor}: {form.label}"  # whose entry
 
         def done(got: tuple[int, ...]) -> None:
-            seen = numbers.check()  # the check was in view, as they stand: select logged it
-            self.check(form.line(got), lambda: self.fill_form(form, got), title, " ".join(seen))
+            # The check was in view as they stand (select logged it), or comes on its own.
+            self.check(form.line(got), lambda: self.fill_form(form, got), title, " ".join(numbers.seen))
 
         def ahead(values: tuple[int, ...]) -> str:
             try:

@@ -403,7 +403,7 @@ class CountsEntry(Numbers):
 
     def __init__(self, title: str, ask: Multiset, fields: list[Field],
                  done: Callable[[tuple[int, ...]], None]) -> None:
-        super().__init__(title, fields, done, backdrop=lambda draw: None)
+        super().__init__(title, fields, done, backdrop=lambda draw: None, pairs=False)
         self.ask = ask
 
     def draw(self, draw: ImageDraw.ImageDraw) -> None:

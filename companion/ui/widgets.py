@@ -280,6 +280,12 @@ def value_size(word: str, width: int) -> tuple[int, int]:
 VALUE_BASELINE = value_size("0", WIDTH)[1]
 
 
+def stride(spec: Field) -> int:
+    """How far right and left move a number with none after it: a quarter of its range,
+    at least 2 (a d20 by 5)."""
+    return max(2, round((spec.high - spec.low + 1) / 4))
+
+
 class Numbers(Screen):
     """Enter several numbers (dice faces, a form's fields), two at a time.
 
@@ -290,8 +296,9 @@ class Numbers(Screen):
     lights the next number not yet taken; once every number is taken, the entry is done.
     Nothing else confirms: back goes back a number, and leaves from the first (the long
     press leaves at once). A digit the number cannot take says why. Without ``pairs`` (a
-    box with no left and right keys) there is no outlined number: select takes the lit
-    one, and the numbers go one at a time.
+    box with no left and right keys, or numbers all in view such as a deck's counts) there
+    is no outlined number: select takes the lit one, the numbers go one at a time, and
+    right and left go to the next number and the one before.
     """
 
     notice_area: Area = NOTICE_AREA
@@ -330,6 +337,8 @@ class Numbers(Screen):
         #: Typing moved on by itself: the right or select that follows (as a typist
         #: presses after each number) confirms that move instead of skipping a number.
         self.moved_by_typing = False
+        #: The check in view when select was last pressed (its rows; [] for none).
+        self.seen: list[str] = []
         self._carry()
         if first_digit is not None:
             self._type(first_digit)
@@ -445,19 +454,22 @@ class Numbers(Screen):
                 self._turn(following, sign)
             elif self.pairs and not just_typed:  # (a typist's right after the last number: no)
                 self._turn(self.at, sign * self.stride())
+            elif not self.pairs and intent.kind == "left":  # one at a time: the one before
+                self.at = max(0, self.at - 1)
+            elif not self.pairs and self.at < len(self.numbers) - 1:  # and the next
+                self._next(1)
             else:
                 self.message = "select: OK"
         elif intent.kind == "select":
+            self.seen = self.check()  # as the last frame showed it: taking the last number logs it
             self._next(1 if following is None else 2)
             if self.at >= len(self.numbers):
                 host.pop()
                 self.done(tuple(self.values))
 
     def stride(self) -> int:
-        """How far right and left move the lit number when none follows it: a quarter of
-        its range, at least 2."""
-        spec = self.numbers[self.at]
-        return max(2, round((spec.high - spec.low + 1) / 4))
+        """How far right and left move the lit number when none follows it."""
+        return stride(self.numbers[self.at])
 
     def _turn(self, index: int, step: int) -> None:
         """Change a number by one, round its range; the numbers it carries to follow it."""

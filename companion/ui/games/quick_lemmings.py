@@ -34,8 +34,9 @@ TILE_TOP = 10  # the tile's lit box, from this row of the panel: a clear row abo
 PLAYER_ROW = 10  # pixels per player: five fit under the header
 HAND_RIGHT = 74  # where the hand sizes end on the players page
 PLAYER_NAME = 36  # pixels for a name on the players page
-CARD_LABEL = 5  # the card values down the left of the cards to pick from
+CARD_LABEL = 6  # the card values down the left of the cards to pick from: a digit, lit round
 CARD_WIDTH = 13  # pixels per pile there: the values' column and five piles
+CARD_ROW = 9  # pixels a row of the cards needs for its points, lit round (else a dot a card)
 
 
 # --- the panel: the last play, or the hand and the draw pile ---
@@ -140,7 +141,7 @@ def gain_cell(draw: ImageDraw.ImageDraw, gain: Gain | None, box: Box) -> None:
         draw.rectangle(box, fill=WHITE)
         ink = BLACK
         words += "m" if gain["tile"] == MEADOW else ""
-    text(draw, (centre, y1), words, 9, ink, x1 - x0, anchor="ms")
+    text(draw, (centre, y1), words, 9, ink, x1 - x0 + 1, anchor="ms")  # the box's width in pixels
 
 
 def card_table(draw: ImageDraw.ImageDraw, view: BoardView[LemmingsSummary], grid: Grid) -> None:
@@ -148,15 +149,17 @@ def card_table(draw: ImageDraw.ImageDraw, view: BoardView[LemmingsSummary], grid
     initial over it), the card values down the left (the lowest at the top), and in each
     cell what the card gives now (a dot: no such card can be in a hand). The cursor's cell
     is framed, and its pile's initial and its value are inverted, so that it stands out on
-    a white cell too."""
+    a white cell too. The table keeps off the glass's first row and column (the burn-in
+    shift takes them away)."""
     x0, y0, x1, y1 = view.box
+    x0, y0 = x0 + 1, y0 + 1
     width = (x1 - x0 + 1 - CARD_LABEL) // grid.cols
     height = (y1 - y0 + 1 - NAME_ROW) // grid.rows
     gains = view.summary["gains"]
     cursor_col, cursor_row = view.cursor
     for row, value in enumerate(grid.row_words, 1):
         top = y0 + NAME_ROW + (grid.rows - row) * height
-        if height >= GAIN_ROW:
+        if height >= CARD_ROW:
             label(draw, (x0, top, x0 + CARD_LABEL - 1, top + height - 2), value, row == cursor_row)
     for column, kind in enumerate(grid.columns, 1):
         left = x0 + CARD_LABEL + (column - 1) * width
@@ -166,7 +169,7 @@ def card_table(draw: ImageDraw.ImageDraw, view: BoardView[LemmingsSummary], grid
             top = y0 + NAME_ROW + (grid.rows - row) * height
             cell = (left + 1, top, left + width - 1, top + height - 2)
             gain = by_value.get(value)
-            if height >= GAIN_ROW:
+            if height >= CARD_ROW:
                 gain_cell(draw, gain, cell)
             elif gain is not None:  # too many values for their points: a dot for each card
                 draw.point(((cell[0] + cell[2]) // 2, (cell[1] + cell[3]) // 2), fill=WHITE)
