@@ -21,6 +21,7 @@ import pytest
 
 from companion.web import gate
 from companion.web import server as web
+from tests.cores import took
 from tests.harness import Box, PageStream
 
 ROOT = pathlib.Path(__file__).parent.parent
@@ -49,17 +50,19 @@ def crowd(box: Box, idle: int, slow: int, sources: int, every: float = 1.0) -> I
 
 
 def load(box: Box) -> float:
-    """Seconds to load the page with the link, and then its live stream's first snapshot."""
-    started = time.monotonic()
-    status, body = box.get(box.page(), timeout=LOAD_SECONDS + 1)
-    assert status == 200 and b"<canvas" in body
-    stream = PageStream(box, timeout=LOAD_SECONDS + 1)
-    try:
-        assert stream.status == 200
-        stream.next("message")
-    finally:
-        stream.close()
-    return time.monotonic() - started
+    """Seconds to load the page with the link, and then its live stream's first snapshot,
+    less the time the box's threads waited for a core (tests/cores.py): the crowd's
+    machine is not the box, nor are the suite's other workers."""
+    def page_and_snapshot() -> None:
+        status, body = box.get(box.page(), timeout=LOAD_SECONDS + 1)
+        assert status == 200 and b"<canvas" in body
+        stream = PageStream(box, timeout=LOAD_SECONDS + 1)
+        try:
+            assert stream.status == 200
+            stream.next("message")
+        finally:
+            stream.close()
+    return took(page_and_snapshot)[1]
 
 
 def connections(box: Box) -> int:
@@ -168,8 +171,8 @@ def test_many_downloads_at_once_are_answered_and_pages_still_load(box: Box) -> N
     threads = [threading.Thread(target=download) for _ in range(12)]  # twice what a browser opens
     for thread in threads:
         thread.start()
-    took = load(box)
+    seconds = load(box)
     for thread in threads:
         thread.join()
-    assert took < LOAD_SECONDS
+    assert seconds < LOAD_SECONDS
     assert set(statuses) <= {200, 503} and statuses.count(200) >= web.DOWNLOADS
