@@ -192,6 +192,14 @@ class TableReader:
             raise self.fail(key, f"must be one of {', '.join(choices)}, not {quoted(value)}")
         return value
 
+    def path(self, key: str) -> str:
+        """A file's or a device's path ("" when not given). TOML strings may hold a NUL
+        byte, which no path can: the system refuses it (``ValueError``) wherever it is used."""
+        value = self.text(key, "")
+        if "\0" in value:
+            raise self.fail(key, f"a path cannot hold a NUL byte: {quoted(value)}")
+        return value
+
     def choice(self, key: str, default: C, choices: tuple[C, ...]) -> C:
         """:meth:`text` for a closed set: the one of ``choices`` it is."""
         value = self.text(key, default, choices)
@@ -276,7 +284,7 @@ def parse(data: dict[str, Any], file: str) -> Config:
             raise players.fail("roster", name_problem(name))
     players.done()
     store = top.table_of("store")
-    store_path = store.text("path", "")
+    store_path = store.path("path")
     store.done()
     ports = serial_ports(top.table_of("serial"))
     phone = top.table_of("phone")
@@ -303,7 +311,7 @@ def serial_ports(table: TableReader) -> tuple[PortConfig, ...]:
     """``[serial] ports``: one or two devices, each a path under /dev or a pyserial URL."""
     ports: list[PortConfig] = []
     for port in table.tables("ports", MAX_PORTS):
-        path = port.text("path", "")
+        path = port.path("path")
         if not (path.startswith("/") or "://" in path):
             raise port.fail("path", f"must be a device path such as /dev/serial/by-id/..., not {quoted(path)}")
         if path in (p.path for p in ports):

@@ -404,6 +404,10 @@ SETTINGS = [
             "display.flags", "run"),
     Setting("display-help", '[display]\nflags = "--display ssd1306 --help"\n', "display.flags", "run"),
     Setting("display-open-quote", "[display]\nflags = \"--display 'ssd1306\"\n", "display.flags", "run"),
+    # TOML strings may hold a NUL, which no path can: it ended run and doctor in a traceback.
+    Setting("store-path-nul", '[store]\npath = "games\\u0000.sqlite"\n', "store.path"),
+    Setting("serial-path-nul", '[serial]\nports = [{ path = "/dev/ttyACM0\\u0000" }]\n',
+            "serial.ports[1].path"),
 ]
 
 
@@ -414,6 +418,16 @@ def test_a_bad_setting_is_one_line_and_exit_2(case: Setting, run: object, tmp_pa
     outcome = run([case.command, "--config", str(config), "--state", str(tmp_path)])  # type: ignore[operator]
     assert_one_line(outcome, 2, f"{config}: {case.key}: ", "")
     assert "usage:" not in outcome.err
+
+
+@pytest.mark.parametrize("case", [c for c in SETTINGS if c.name.endswith("-nul")], ids=lambda c: c.name)
+def test_doctor_fails_a_path_no_file_can_have_in_the_words_run_exits_with(
+        case: Setting, run: object, tmp_path: pathlib.Path) -> None:
+    config = tmp_path / "companion.toml"
+    config.write_text(case.toml)
+    outcome = run(["doctor", "--config", str(config), "--state", str(tmp_path)])  # type: ignore[operator]
+    assert outcome.status == 1 and "Traceback" not in outcome.err, outcome.err[-2000:]
+    assert re.search(rf"^fail +config +{re.escape(f'{config}: {case.key}: ')}", outcome.out, re.MULTILINE), outcome.out
 
 
 @pytest.mark.parametrize("value", ["NaN", "Infinity", "1e10"])
