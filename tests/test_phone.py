@@ -21,6 +21,7 @@ from companion.config import PhoneConfig
 from companion.phone import PhoneView, looks_like_token
 from companion.record import replay_text
 from companion.web import server as web
+from tests.cores import took
 from tests.harness import RECORDS, Box, PageStream, store_game
 
 
@@ -154,13 +155,15 @@ def test_a_press_reaches_an_open_page(box: Box) -> None:
     box.open_game("microbot-racers")
     stream = PageStream(box)
     before = stream.next("message")
-    sent = time.monotonic()
-    box.harness.press("down")
-    after = stream.next("message")
-    took = time.monotonic() - sent
+
+    def press() -> dict[str, object]:
+        box.harness.press("down")
+        return stream.next("message")
+
+    after, seconds = took(press)  # less any wait for a core other work held (tests/cores.py)
     stream.close()
     assert after["version"] > before["version"] and after["frame"] != before["frame"]
-    assert took < 1.0  # the promise: within a second of the press
+    assert seconds < 1.0  # the promise: within a second of the press
 
 
 def test_history_lists_finished_games_and_offers_their_files(box: Box) -> None:
@@ -369,9 +372,8 @@ def test_stopping_the_view_after_its_loop_lost_its_wake_up_pipe_still_stops_it(t
     served = web.PhoneServer("127.0.0.1", 0, "t" * 26, str(tmp_path / "games.sqlite"))
     port = served.port
     served.server.trigger.close()  # as the loop does when the pipe errs
-    started = time.monotonic()
-    served.close()
-    assert time.monotonic() - started < 3
+    _, seconds = took(served.close)  # less any wait for a core other work held
+    assert seconds < 3
     assert not served.server._map  # every socket closed
     assert not served.thread.is_alive()
     with pytest.raises(OSError):
