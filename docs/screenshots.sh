@@ -42,40 +42,10 @@ shot rules "$start roll select context down down select"   # under "Back to the 
 shot faces "$start down select digit:3"
 shot over "select select select select down select up up select up select roll select select select select select select select up up up up select"   # 1 lap; P2's lap
 
-# Quick Lemmings, three players; cards: Ann water 4, Bob water 4, Cat water 3, Ann forest 1,
-# Bob swamp 3 (each: from the terrain worth most to the card's, select, from the value worth
-# most there to the card's, select)
-lemmings="select down down down down select down select select select select select"
-cards="down select select select select select select up select up up select down down select down select"
-shot lemmings-piles "$lemmings $cards context down down down select"   # the game menu's piles page
-shot lemmings-play "$lemmings $cards"                                # Bob's 3 points, a swamp tile
-shot lemmings-card "$lemmings $cards down down down select down down"   # Cat enters desert 2
-
-# Penguin Panic, Ann, Bob and Cat as entered; faces are typed in, so these frames stay the same
-penguins="select down down select down select select select select down select up select"   # seats as entered
-bribes="select select down select select select select select select"   # Ann 7, Bob 5 (1 fish), Cat 6; bears 1 2 3
-shot penguin-bribe "$penguins select select down select select down down"   # Cat's choice, priced
-shot penguin-fish "$penguins $bribes digit:1 digit:2 select select digit:3 select select"   # Bob's 3 linked
-
-# Lilliputian Leaf-Climbers, Ann, Bob and Cat as entered; the board frames type the faces in
-# (the same every run), the leaves frames are device rolls (new leaves every run)
-typed() { local face out=""; for face in "$@"; do out+=" digit:$face"; done; echo "$out select"; }
-climbers="select down select up select select select select down select up select"   # 3 players (one up from the rules' 4), seats as entered
-round1="$(typed 8) $(typed 3 3) $(typed 3 3) $(typed 4 3) $(typed 3 4) $(typed 2 5) $(typed 5 2)"
-round1="$round1 $(typed 6 4) $(typed 4 6) $(typed 3) select right up select $(typed 2) down select"
-round1="$round1 $(typed 1) select down select"                                 # Ann c2 r2, Cat c1 r5
-round2="$(typed 7) $(typed 6 6) $(typed 3 3) $(typed 4 4) $(typed 4 4) $(typed 2 2) $(typed 5 5)"
-round2="$round2 $(typed 1 4) $(typed 4) select right select $(typed 1) down select"   # Bob stays: crushed
-round2="$round2 $(typed 2) select right up select"                              # Cat c2 r6
-round3="$(typed 9) $(typed 3 2) $(typed 4 2) $(typed 4 2) $(typed 2 4) $(typed 5 3) $(typed 3 5)"
-round3="$round3 $(typed 6 1) $(typed 1 1) $(typed 5 5) $(typed 3)"             # Ann rolls 3 on c3 r2
-shot leaf-play "$climbers $round1 $round2 $round3"                  # whose turn, round, Bob out, the leaves
-shot leaf-board "$climbers $round1 $round2 $round3 select right"    # Ann's cursor on two landing leaves
-shot leaf-leaves "$climbers roll"                                   # a round's d20 and leaves, all at once
-shot leaf-one "down down down select down down down select back up up up $climbers roll select select"   # one by one: leaf 2
-
-# Gleeb's and Grues: the records.md example typed in press by press (the presses are worked
-# out by the driver that plays the benchmark's records through the screens)
+# The games' frames type records in press by press, with the presses the driver works out
+# (the driver that plays the benchmark's records through the screens), so they follow the
+# entries as these change, and stay the same every run. A frame part-way through an entry
+# is all its record's presses but the last (the select that logs the last line).
 keys_of() {  # keys_of RECORD [SEAT]: the presses that set up its game (the companion playing
     # SEAT) and type its lines in
     "${companion%companion}python" -c '
@@ -96,11 +66,105 @@ for line in replayed.actions:
     driver.line(line)
 print(" ".join(words))' "$@"
 }
+record() {  # record NAME: the record on standard input, as $work/NAME.record
+    cat > "$work/$1.record"
+    echo "$work/$1.record"
+}
+but_last() { echo "${1% *}"; }
+
+# Quick Lemmings, three players: five cards played, then Cat's desert 2 picked on the table
+lemmings=$(record lemmings <<'EOF'
+game quick-lemmings
+players Ann Bob Cat
+Ann play water 4
+Bob play water 4
+Cat play water 3
+Ann play forest 1
+Bob play swamp 3
+EOF
+)
+shot lemmings-piles "$(keys_of "$lemmings") context down down down select"   # the game menu's piles page
+stored "$lemmings"
+capture lemmings-play ""   # resumed: Bob's 3 points and the swamp tile, large (right after a play its result in words shows for 2 s)
+{ cat "$lemmings"; echo "Cat play desert 2"; } > "$work/card.record"
+shot lemmings-card "$(but_last "$(keys_of "$work/card.record")")"           # the table, the cursor on desert 2
+
+# Penguin Panic, Ann, Bob and Cat: the bribes, then Bob's first placement
+penguins=$(record bribes <<'EOF'
+game penguin-panic
+players Ann Bob Cat
+table line
+Ann ability 7
+Bob ability 5
+EOF
+)
+shot penguin-bribe "$(keys_of "$penguins") down down"   # Cat's choice, priced
+{ cat "$penguins"; printf '%s\n' "Cat ability 6" "Bob bribe 1" "Cat bribe 2" "Ann bribe 3" "Bob roll 1 2" \
+    "Bob place 1 3 0"; } > "$work/fish.record"
+shot penguin-fish "$(but_last "$(keys_of "$work/fish.record")")"   # Bob's 3 linked, to confirm
+
+# Lilliputian Leaf-Climbers, Ann, Bob and Cat: three rounds typed in (the board frames), and
+# device rolls (the leaves frames: new leaves every run)
+climbers=$(record climbers <<'EOF'
+game leaf-climbers
+players Ann Bob Cat
+table drop 8
+table leaf 3 3
+table leaf 3 3
+table leaf 4 3
+table leaf 3 4
+table leaf 2 5
+table leaf 5 2
+table leaf 6 4
+table leaf 4 6
+Ann roll 3
+Ann move 2 2
+Bob roll 2
+Bob stay
+Cat roll 1
+Cat move 1 5
+table drop 7
+table leaf 6 6
+table leaf 3 3
+table leaf 4 4
+table leaf 4 4
+table leaf 2 2
+table leaf 5 5
+table leaf 1 4
+Ann roll 4
+Ann move 3 2
+Bob roll 1
+Bob stay
+Cat roll 2
+Cat move 2 6
+table drop 9
+table leaf 3 2
+table leaf 4 2
+table leaf 4 2
+table leaf 2 4
+table leaf 5 3
+table leaf 3 5
+table leaf 6 1
+table leaf 1 1
+table leaf 5 5
+Ann roll 3
+EOF
+)
+shot leaf-play "$(keys_of "$climbers")"   # whose turn, round 3, Bob out (crushed), the leaves
+{ cat "$climbers"; echo "Ann move 4 2"; } > "$work/move.record"
+shot leaf-board "$(but_last "$(keys_of "$work/move.record")")"   # Ann's cursor on two landing leaves
+head -n 2 "$climbers" > "$work/seats.record"
+seats=$(keys_of "$work/seats.record")
+shot leaf-leaves "$seats roll"   # a round's d20 and leaves, all at once
+shot leaf-one "down down down select down down down select back up up up $seats roll select"   # one by one: leaf 1 (a d20 of 1 has no second)
+
+# Gleeb's and Grues: the records.md example
 example=tests/golden/gleebs-and-grues/spec-played-out.record
 sed -n '1,20p' "$example" > "$work/gleebs.record"   # up to Bob's K3 eating Y3: Ann to move
-gleebs=$(keys_of "$work/gleebs.record")
-shot gleebs-play "$gleebs"                          # the scores, what is eaten
-shot gleebs-board "$gleebs select select up up"     # Ann picked B3 on b1; the cursor on G3, a landing
+stored "$work/gleebs.record"
+capture gleebs-play ""                              # resumed: the scores, what is eaten
+{ cat "$work/gleebs.record"; echo "Ann move b1 b3"; } > "$work/step.record"
+shot gleebs-board "$(but_last "$(keys_of "$work/step.record")")"   # Ann picked B3 on b1; the cursor on G3, a landing
 sed -n '1,18p' "$example" > "$work/bob.record"      # up to Ann's first turn
 shot gleebs-companion "$(keys_of "$work/bob.record" Bob)"   # the companion plays Bob: its move
 
@@ -109,12 +173,13 @@ sed -n '1,52p' companion/benchdata/penguin-panic.record > "$work/penguins.record
 shot penguin-scores "$(keys_of "$work/penguins.record") context down down down select"   # the game menu's scores page
 
 # History: a finished game's Log, who wins, and the dice (the finished golden games stored by
-# companion import; after Dice, one press while the box counts them)
+# companion import; after Dice, presses while the box counts them)
 stored $(for summary in $(grep -l '"over": *true' tests/golden/*/*.json); do echo "${summary%.json}.record"; done)
 capture history "down select"                                  # Players, Dice, then the games
 capture log "down select down down select select down"          # the newest game's Log, one row on
 capture players "down select select"                            # the most wins first
-capture dice-chart "down select down select up down select select"   # Leaf-Climbers' d4, faces imported
+counting=$(printf 'up %.0s' $(seq 30))   # a slice of the counting a press at least; up leaves the dice list's cursor on its first line
+capture dice-chart "down select down select $counting select select"   # Leaf-Climbers' d4, faces imported
 
 # The phone view's page for each game mid-play, and History, at 390 CSS px in a real headless Chromium.
 COMPANION_SCREENSHOTS=docs/phone "$(dirname "$companion")/python" -m pytest -q -p no:cacheprovider \
