@@ -8,7 +8,6 @@ could say."""
 
 from __future__ import annotations
 
-import contextlib
 import pathlib
 
 import pytest
@@ -73,11 +72,30 @@ def test_a_golden_record_typed_through_the_screens_is_stored_line_for_line(
         for line in replayed.actions:
             driver.line(line)
         assert stored_lines(box) == legal
-        if bad:  # the box offers no way to enter the illegal line, or refuses it
-            with contextlib.suppress(DriverError):
+        if bad:  # the box offers no way to enter the illegal line, or refuses it: the driver says so
+            with pytest.raises(DriverError):
                 driver.line(Line.parse(record_lines(text.splitlines()[bad - 1])[0]))
             assert stored_lines(box) == legal
         elif box.app.session is not None and box.app.session.over():
             assert box.shows("Game over")
+    finally:
+        box.close()
+
+
+def test_a_line_the_box_refuses_fails_at_once_with_the_boxs_words(tmp_path: pathlib.Path) -> None:
+    """A line typed in but not logged (the box refused it) is the driver's error there and
+    then, in the box's words, not a mismatch found a line later."""
+    box = Harness(tmp_path)
+    driver = Driver(box.app, lambda intent: box.intent(intent.kind, intent.value))
+    try:
+        replayed = replay_text("game leaf-climbers\nplayers Ann Bob\ntable drop 2\ntable leaf 2 1\n"
+                               "table leaf 2 1\nAnn roll 1\nAnn stay\nBob roll 1\nBob stay\n"
+                               "table drop 1\ntable leaf 4 4\nAnn roll 2\n")
+        driver.new_game(replayed.header)
+        for line in replayed.actions:
+            driver.line(line)
+        with pytest.raises(DriverError, match=r"^Ann move 2 1 not logged: c2 r1 costs 3, you have 2$"):
+            driver.line(Line.parse("Ann move 2 1"))  # the climb costs 3
+        assert stored_lines(box)[-1] == "Ann roll 2"
     finally:
         box.close()

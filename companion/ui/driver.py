@@ -159,7 +159,20 @@ class Driver:
     def line(self, line: Line) -> None:
         """Enter one record line: on the entry already open for it (the box goes straight
         on to the next leaf), else from the play screen (a message too long for it, on a
-        page of its own, is read first: select closes it)."""
+        page of its own, is read first: select closes it). :class:`DriverError`, in the
+        box's words, when the box did not log it (it refused it)."""
+        session = self.app.session
+        if session is None:
+            raise DriverError(f"no game open for {line}")
+        head = session.head
+        self._type(line)
+        entry = session.entry(session.head) if session.head != head else None
+        if entry is None or entry.lines[-1:] != (str(line),):
+            logged = f"the box logged {entry.lines[-1]}" if entry else "the box logged nothing"
+            raise DriverError(f"{line} not logged: {self._refusal() or logged}")
+
+    def _type(self, line: Line) -> None:
+        """The presses that enter ``line``."""
         while isinstance(self.app.top, Page) and len(self.app.stack) > 2:
             self.press(Intent("select"))
         screen = self.app.top
