@@ -6,12 +6,15 @@ import pathlib
 from collections.abc import Iterator
 
 import pytest
+from PIL import Image
 
 from companion.games import GAMES
 from companion.games.base import Line
+from companion.games.quick_lemmings import Gain, LemmingsSummary
 from companion.record import Header
 from companion.session import Session
 from companion.ui.board import BoardScreen
+from companion.ui.games.quick_lemmings import CARD_LABEL, NAME_ROW
 from companion.ui.play import PlayScreen
 from tests.harness import Harness
 
@@ -140,6 +143,59 @@ def test_a_third_zero_is_refused_with_the_reason_and_nothing_is_logged(tmp_path:
     assert box.shows("no desert 0 is left", 11)
     assert logged(box) == ["Ann play desert 0", "Bob play desert 0"] and box.shows("Cat")  # still Cat's turn
     box.close()
+
+
+#: The kinds of cell on the table of the cards: what the card gives, as the piles page draws it.
+CELLS: dict[str, Gain | None] = {
+    "points": Gain(value=2, points=14, new_pile=False, tile=None),  # white on black
+    "new pile": Gain(value=2, points=4, new_pile=True, tile="water"),  # white, black points
+    "meadow": Gain(value=2, points=4, new_pile=True, tile="meadow"),  # white, "4m"
+    "no tile left": Gain(value=2, points=3, new_pile=True, tile=None),  # outlined
+    "no such card": None,  # a dot
+}
+
+
+def ring(image: Image.Image, left: int, top: int, right: int, bottom: int) -> list[int]:
+    """The pixels round the edge of a box."""
+    return ([image.getpixel((x, y)) for x in range(left, right + 1) for y in (top, bottom)]
+            + [image.getpixel((x, y)) for y in range(top + 1, bottom) for x in (left, right)])
+
+
+@pytest.mark.parametrize("kind", CELLS)
+def test_the_cursor_stands_out_on_every_kind_of_cell_of_the_card_table(box: Harness, kind: str) -> None:
+    """The card under the cursor is framed apart from what its cell holds, among white cells
+    (the worst neighbours): a lit ring all round, and an unlit ring just inside it (a frame
+    against a white cell's fill or its outline would only make the white bigger). Where the
+    frame goes is what the cursor changes on a cell of points (the same place for any kind)."""
+    open_game(box)
+    box.press("select")
+    table = box.app.top
+    assert isinstance(table, BoardScreen)
+    summary: LemmingsSummary = table.summary()
+    square = (TERRAINS.index("water") + 1, table.grid.row_words.index("2") + 1)
+
+    def shown(cell: Gain | None, cursor: tuple[int, int]) -> Image.Image:
+        """The cells alone (not their labels), every card a new pile but the square's."""
+        gains = {terrain: [Gain(value=v, points=4, new_pile=True, tile=terrain) for v in range(5)]
+                 for terrain in TERRAINS}
+        gains["water"] = [g for g in gains["water"] if g["value"] != 2] + ([cell] if cell else [])
+        table.summary = lambda: {**summary, "gains": gains}  # type: ignore[method-assign]
+        table.cursor = cursor
+        return box.app.frame().convert("1").crop((1 + CARD_LABEL, NAME_ROW, table.cell_width * table.grid.cols, 64))
+
+    # What differs from both frames with the cursor away at two corners: the cell's own change.
+    points = CELLS["points"]
+    on, away = shown(points, square), [shown(points, corner) for corner in ((1, 1), (5, 5))]
+    both = Image.new("1", on.size)
+    both.putdata([int(all(on.getpixel((x, y)) != off.getpixel((x, y)) for off in away))
+                  for y in range(on.height) for x in range(on.width)])
+    frame = both.getbbox()
+    assert frame is not None, "the cursor changes nothing on a cell"
+    left, top, right, bottom = frame[0], frame[1], frame[2] - 1, frame[3] - 1
+    framed = shown(CELLS[kind], square)
+    assert all(ring(framed, left, top, right, bottom)), "the cursor's frame is not lit all round"
+    assert not any(ring(framed, left + 1, top + 1, right - 1, bottom - 1)), \
+        "nothing unlit between the cursor's frame and the cell"
 
 
 def test_the_table_of_the_cards_has_a_custom_decks_values(box: Harness) -> None:

@@ -148,9 +148,10 @@ def card_table(draw: ImageDraw.ImageDraw, view: BoardView[LemmingsSummary], grid
     """The cards to pick from, laid out as the piles page: the piles across (each one's
     initial over it), the card values down the left (the lowest at the top), and in each
     cell what the card gives now (a dot: no such card can be in a hand). The cursor's cell
-    is framed, and its pile's initial and its value are inverted, so that it stands out on
-    a white cell too. The table keeps off the glass's first row and column (the burn-in
-    shift takes them away)."""
+    is framed and drawn plain, its points white on black whatever its kind (the card's
+    note beside the table says what it does), so that the frame stands apart from a white
+    or outlined cell; its pile's initial and its value are inverted. The table keeps off
+    the glass's first row and column (the burn-in shift takes them away)."""
     x0, y0, x1, y1 = view.box
     x0, y0 = x0 + 1, y0 + 1
     width = (x1 - x0 + 1 - CARD_LABEL) // grid.cols
@@ -169,12 +170,19 @@ def card_table(draw: ImageDraw.ImageDraw, view: BoardView[LemmingsSummary], grid
             top = y0 + NAME_ROW + (grid.rows - row) * height
             cell = (left + 1, top, left + width - 1, top + height - 2)
             gain = by_value.get(value)
+            framed = (column, row) == view.cursor
             if height >= CARD_ROW:
-                gain_cell(draw, gain, cell)
+                gain_cell(draw, plain(gain) if framed else gain, cell)
             elif gain is not None:  # too many values for their points: a dot for each card
                 draw.point(((cell[0] + cell[2]) // 2, (cell[1] + cell[3]) // 2), fill=WHITE)
-            if (column, row) == view.cursor:
+            if framed:
                 draw.rectangle((left, top - 1, left + width, top + height - 1), outline=WHITE)
+
+
+def plain(gain: Gain | None) -> Gain | None:
+    """A gain drawn as its points alone, white on black (no fill, outline or meadow mark)."""
+    return None if gain is None else Gain(value=gain["value"], points=gain["points"], new_pile=False,
+                                          tile=None)
 
 
 def label(draw: ImageDraw.ImageDraw, box: Box, words: str, lit: bool) -> None:
