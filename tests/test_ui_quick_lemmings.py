@@ -257,3 +257,26 @@ def test_a_finish_in_another_players_turn_wins_at_once(box: Harness) -> None:
     assert box.shows("Game over")
     assert box.shows("Ann wins!", 11)
     assert logged(box)[-1] == "Ann finish"
+
+
+@pytest.mark.parametrize("points", [4, 16])
+def test_every_kind_of_cell_of_the_card_table_draws_its_points_whole_and_apart(box: Harness, points: int) -> None:
+    """Two-digit points take a cell's whole width: a meadow's ``m`` beside them cut them to
+    "1~" and an outline's sides ran into them. Every kind, away from the cursor, draws its
+    points whole (the drawing check on every test), and each kind looks unlike the others."""
+    open_game(box)
+    box.press("select")
+    table = box.app.top
+    assert isinstance(table, BoardScreen)
+    summary: LemmingsSummary = table.summary()
+    table.cursor = (1, 1)
+    looks = set()
+    for cell in CELLS.values():
+        if cell is None:
+            continue
+        gains = {terrain: [Gain(value=v, points=points, new_pile=cell["new_pile"], tile=cell["tile"])
+                           for v in range(5)] for terrain in TERRAINS}
+        table.summary = lambda gains=gains: {**summary, "gains": gains}  # type: ignore[method-assign]
+        frame = box.app.frame().convert("1")
+        looks.add(frame.crop((1 + CARD_LABEL + 2 * table.cell_width, 30, 58, 60)).tobytes())  # away from the cursor
+    assert len(looks) == len([cell for cell in CELLS.values() if cell is not None])

@@ -36,6 +36,7 @@ HAND_RIGHT = 74  # where the hand sizes end on the players page
 PLAYER_NAME = 36  # pixels for a name on the players page
 CARD_LABEL = 6  # the card values down the left of the cards to pick from: a digit, lit round
 CARD_WIDTH = 13  # pixels per pile there: the values' column and five piles
+MARKED_CELL = 9  # rows a narrow cell needs for a mark over its points, a row between them
 CARD_ROW = 9  # pixels a row of the cards needs for its points, lit round (else a dot a card)
 
 
@@ -125,9 +126,14 @@ def cards_page(draw: ImageDraw.ImageDraw, summary: LemmingsSummary, box: Box) ->
             text(draw, (centre, top + GAIN_ROW - 1), words, 9, ink, anchor="ms")
 
 
-def gain_cell(draw: ImageDraw.ImageDraw, gain: Gain | None, box: Box) -> None:
+def gain_cell(draw: ImageDraw.ImageDraw, gain: Gain | None, box: Box, narrow: bool = False) -> None:
     """One card's gain: points; a new pile inverted, ``m`` when it lays a meadow, outlined
-    when no tile is left; a dot when no such card can be in a hand."""
+    when no tile is left; a dot when no such card can be in a hand. In a ``narrow`` cell
+    (the table of the cards) two digits take the whole width, and a letter or an outline's
+    sides beside them would cut them or run into them: the marks go above the points
+    instead, a meadow's as the inverted cell's top edge cut like grass, no tile left's as a
+    bar. A narrow cell too short for a mark and a row under it (a deck of six values) shows
+    every new pile inverted; the note beside the table names the cursor's card."""
     x0, y0, x1, y1 = box
     centre = (x0 + x1 + 1) // 2
     if gain is None:
@@ -135,13 +141,22 @@ def gain_cell(draw: ImageDraw.ImageDraw, gain: Gain | None, box: Box) -> None:
         return
     words = str(gain["points"])
     ink = WHITE
-    if gain["new_pile"] and gain["tile"] is None:
+    above = narrow and y1 - y0 + 1 >= MARKED_CELL
+    if gain["new_pile"] and gain["tile"] is None and not narrow:
         draw.rectangle(box, outline=WHITE)
+    elif gain["new_pile"] and gain["tile"] is None and above:
+        draw.line((x0, y0, x1, y0), fill=WHITE)
     elif gain["new_pile"]:
         draw.rectangle(box, fill=WHITE)
         ink = BLACK
-        words += "m" if gain["tile"] == MEADOW else ""
-    text(draw, (centre, y1), words, 9, ink, x1 - x0 + 1, anchor="ms")  # the box's width in pixels
+        if gain["tile"] == MEADOW and above:
+            for x in range(x0, x1 + 1, 2):
+                draw.point((x, y0), fill=BLACK)
+        elif gain["tile"] == MEADOW and not narrow:
+            words += "m"
+    # The box's width in pixels; under a mark the points keep a row clear of it.
+    text(draw, (centre, y1), words, 9, ink, x1 - x0 + 1, anchor="ms",
+         box=(x0, y0 + 2, x1, y1 - 1) if above else None)
 
 
 def card_table(draw: ImageDraw.ImageDraw, view: BoardView[LemmingsSummary], grid: Grid) -> None:
@@ -172,7 +187,7 @@ def card_table(draw: ImageDraw.ImageDraw, view: BoardView[LemmingsSummary], grid
             gain = by_value.get(value)
             framed = (column, row) == view.cursor
             if height >= CARD_ROW:
-                gain_cell(draw, plain(gain) if framed else gain, cell)
+                gain_cell(draw, plain(gain) if framed else gain, cell, narrow=True)
             elif gain is not None:  # too many values for their points: a dot for each card
                 draw.point(((cell[0] + cell[2]) // 2, (cell[1] + cell[3]) // 2), fill=WHITE)
             if framed:
