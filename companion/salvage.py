@@ -14,7 +14,9 @@ Damage is any of:
   the middle garbled: SQLite takes the first bad frame as the end of the log);
 - the main file is gone, empty or not SQLite's while its log or backup copies are still
   there (SQLite would open an empty file as a new, empty store; a main file that is not
-  SQLite's is set aside whatever is beside it).
+  SQLite's is set aside whatever is beside it);
+- the store is behind its own copies (its log lost, emptied, cut short or another store's:
+  SQLite opens the main file alone, or with the wrong log, as a sound but older store).
 
 What is kept comes from, best first: what SQLite still reads of the damaged files; every
 leaf page and log frame of them read directly (companion/rawread.py: past a damaged index
@@ -37,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion import rawread
-from companion.backup import changes_of, copies, regular, sync_directory
+from companion.backup import changes_of, copies, regular, sequence_reached, sync_directory
 from companion.exc import RecordError, UnreadableRecord
 from companion.games import GAMES
 from companion.games.base import counted
@@ -70,7 +72,7 @@ def open_store(path: str) -> tuple[Store, str]:
         store: Store | None = None
         try:
             store = Store(path)
-            finding = store.check() or store.unreadable()
+            finding = store.check() or store.unreadable() or behind_copies(store.db, path)
         except sqlite3.DatabaseError as err:
             if store is not None:
                 store.close()
@@ -90,6 +92,22 @@ def open_store(path: str) -> tuple[Store, str]:
             return store, ""
         store.close(fold_log=False)  # the files are set aside as they are
         return salvage(path, finding)
+
+
+def behind_copies(db: sqlite3.Connection, path: str) -> str:
+    """Why a store that opens is behind its own copies ("" when it is not): the copies are
+    made from the store, so a store whose sequence (``touched``: every change takes its
+    next number) is below theirs has lost changes since (its log gone, emptied, cut short
+    or another store's, or an older store put back), and the copies hold them."""
+    bases = copies(path)
+    reached = sequence_reached(bases[0]) if bases else 0
+    if not reached:
+        return ""
+    now = db.execute("SELECT coalesce(max(touched), 0) FROM games").fetchone()[0]
+    if isinstance(now, int) and now >= reached:
+        return ""
+    return (f"the store is behind its copies (its changes reach {now} of the {reached} "
+            f"{bases[0].name} holds): its log was lost, or an older store was put back")
 
 
 def missing_or_hidden(path: pathlib.Path) -> str:
@@ -395,7 +413,7 @@ def carry_games(aside: pathlib.Path, store: Store) -> Kept:
 def rebuild(gid: int, sources: list[Source]) -> tuple[Row, list[Row]] | None:
     """A game's row and its entries up to the first one no source can give legally; the
     position and the result made to agree with them. None if no header replays."""
-    for row in (r for source in sources for r in source.games.get(gid, [])):
+    for row in newest_first(r for source in sources for r in source.games.get(gid, [])):
         replayer = header_replayer(row.get("header"))
         if replayer is not None:
             break
@@ -405,6 +423,23 @@ def rebuild(gid: int, sources: list[Source]) -> tuple[Row, list[Row]] | None:
         [r for source in sources for r in source.entries.get((gid, seq), [])]
         for seq in itertools.count(1)))
     return fixed_row(row, replayer, replay.states), replay.taken
+
+
+def newest_first(found: Iterable[Row]) -> list[Row]:
+    """A game's rows as the sources hold them, newest first by the store's sequence
+    (``touched``: every change to a game takes its next number), else in the sources'
+    order. The log keeps every version of a page it was given, and the copies an older
+    one: the first found is not the latest, and an older row's position would make the
+    entries logged since it a redo stack.
+
+    >>> [r.get("touched") for r in newest_first([{"touched": 3}, {}, {"touched": 9}])]
+    [9, 3, None]
+    """
+    def sequence(row: Row) -> int:
+        touched = row.get("touched")
+        return touched if isinstance(touched, int) and not isinstance(touched, bool) else -1
+
+    return sorted(found, key=sequence, reverse=True)
 
 
 def header_replayer(header: object) -> Replayer | None:

@@ -208,8 +208,9 @@ def prepare(directory: pathlib.Path, store: str) -> None:
         except OSError as err:
             raise failure(folder, err, "cannot be made") from None
     check_files(store)
-    if os.path.exists(store) and not os.access(store, os.R_OK | os.W_OK):
-        raise ConfigError(store, "(store)", "cannot be read and written by this user")
+    for path in (store, *(f"{store}{suffix}" for suffix in COMPANIONS)):  # SQLite needs all three
+        if os.path.exists(path) and not os.access(path, os.R_OK | os.W_OK):
+            raise ConfigError(path, "(store)", "cannot be read and written by this user")
     # Creating a file is what SQLite will do next (its -wal and -journal). Not tempfile:
     # it would import shutil and more at every start, for one file in our own directory.
     probe = folder / f".companion-probe-{os.getpid()}"

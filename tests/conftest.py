@@ -35,6 +35,13 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[_RAM_BASETEMP] = config.option.basetemp
 
 
+def pytest_report_header(config: pytest.Config) -> str:
+    """The fault matrix's seed and sample, so that a failing cell can be run again."""
+    from tests.test_fault_matrix import describe
+
+    return describe()
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Give the RAM back: the suite's temporary files are gone when it ends."""
     made = config.stash.get(_RAM_BASETEMP, None)

@@ -537,13 +537,23 @@ def test_the_header_chip_is_found_by_its_label(pi: FakePi) -> None:
 
 def test_backups_beside_the_store_are_counted(pi: FakePi) -> None:
     store = pi.root / "var/lib/companion"
-    (store / "companion.sqlite.backup-1").write_bytes(b"")
+    Store(str(store / "companion.sqlite.backup-1")).close()  # one of the companion's copies
     (store / "backups").mkdir()
     (store / "backups" / "companion-2026-11-23.sqlite").write_bytes(b"")
     (store / "companion.sqlite.backup-1").touch()
     line = next(f for f in pi.findings() if f.area == "store" and "backup" in f.found)
     assert line.status == OK
     assert line.found.startswith("2 backups, newest ")
+
+
+@pytest.mark.parametrize("content", [b"", b"SQLite format 3\0" + b"\xff" * 5000, b"not a copy"],
+                         ids=["empty", "damaged", "not sqlite"])
+def test_a_copy_the_companion_could_not_restore_from_is_a_warning(pi: FakePi, content: bytes) -> None:
+    store = pi.root / "var/lib/companion"
+    (store / "companion.sqlite.backup-2").write_bytes(content)
+    line = next(f for f in pi.findings() if f.area == "store" and "backup-2" in f.found)
+    assert line.status == WARN
+    assert line.found.startswith("backup /var/lib/companion/companion.sqlite.backup-2 is ")
 
 
 def test_a_store_in_use_is_read_with_its_log_and_left_as_it_was(pi: FakePi) -> None:
