@@ -159,8 +159,8 @@ def append_changes(path: pathlib.Path, changes: pathlib.Path,
         try:
             reached = source.execute("SELECT max(copy), max(touched) FROM changes.backup_copy").fetchone()
             now = source.execute(f"SELECT coalesce(max(touched), 0) FROM {GAMES_TABLE}").fetchone()[0]
-            if reached[0] is None:
-                return "unknown"
+            if not all(isinstance(value, int) for value in (*reached, now)):
+                return "unknown"  # none yet, or a value of the wrong kind: a whole copy
             if now < reached[1]:
                 return "behind"
             if now == reached[1]:
@@ -312,11 +312,13 @@ def sequence_reached(base: pathlib.Path) -> int:
     try:
         db = sqlite3.connect(f"{changes_of(base).resolve().as_uri()}?mode=ro", uri=True)
         try:
-            return int(db.execute("SELECT coalesce(max(touched), 0) FROM backup_copy").fetchone()[0])
+            reached = db.execute("SELECT coalesce(max(touched), 0) FROM backup_copy"
+                                 " WHERE typeof(touched) = 'integer'").fetchone()[0]
         finally:
             db.close()
     except sqlite3.DatabaseError:
         return 0
+    return reached if isinstance(reached, int) else 0
 
 
 def connect(path: pathlib.Path | str, mode: Literal["rw", "rwc"] = "rw") -> sqlite3.Connection:

@@ -373,21 +373,33 @@ class Store:
 
     def rolls_reach(self, gid: int) -> int:
         """The furthest entry the game's dice audit holds a roll for (0: none)."""
-        row = self.db.execute("SELECT MAX(seq) FROM rolls WHERE game = ?", (gid,)).fetchone()
+        row = self.db.execute("SELECT MAX(seq) FROM rolls WHERE game = ? AND typeof(seq) ="
+                              " 'integer'", (gid,)).fetchone()
         return int(row[0] or 0)
 
     def rolls(self, gid: int, seq: int | None = None, upto: int | None = None) -> list[MadeRoll]:
         """The game's device rolls in the order made (only those at entry ``seq``, if given,
-        or at entries ``seq..upto``)."""
-        sql, args = "SELECT n, seq, lines, again FROM rolls WHERE game = ? ORDER BY n", [gid]
+        or at entries ``seq..upto``).
+
+        The audit says what was rolled; it is not the record. A row that cannot say it (a
+        value of the wrong kind, text that is not UTF-8: a flipped bit) is left out, never
+        an error: :meth:`damaged_rolls` counts them for ``companion doctor``.
+        """
+        columns = "n, seq, CAST(lines AS BLOB), again, typeof(lines)"
+        sql, args = f"SELECT {columns} FROM rolls WHERE game = ? ORDER BY n", [gid]
         if seq is not None:
             # Read in the index's order (asked in the order made, SQLite would walk every roll
             # of the game by its primary key), then put in the order made.
-            sql = "SELECT n, seq, lines, again FROM rolls WHERE game = ? AND seq BETWEEN ? AND ? ORDER BY seq, n"
+            sql = f"SELECT {columns} FROM rolls WHERE game = ? AND seq BETWEEN ? AND ? ORDER BY seq, n"
             args = [gid, seq, seq if upto is None else upto]
-        made = [MadeRoll(at, tuple(text.split("\n")), bool(again), n)
-                for n, at, text, again in self.db.execute(sql, args)]
+        made = [roll for roll in (_made_roll(*row) for row in self.db.execute(sql, args))
+                if roll is not None]
         return made if seq is None else sorted(made, key=lambda roll: roll.n)
+
+    def damaged_rolls(self) -> int:
+        """How many dice-audit rows cannot be read as a roll (see :meth:`rolls`)."""
+        rows = self.db.execute("SELECT n, seq, CAST(lines AS BLOB), again, typeof(lines) FROM rolls")
+        return sum(_made_roll(*row) is None for row in rows)
 
     @staticmethod
     def _keep_roll(db: sqlite3.Connection, gid: int, made: MadeRoll | None) -> None:
@@ -706,6 +718,18 @@ def text_or_bytes(raw: bytes) -> str | bytes:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         return raw
+def _made_roll(n: object, seq: object, raw: object, again: object, kind: object) -> MadeRoll | None:
+    """A dice-audit row as a roll, or None when it cannot be one.
+
+    >>> _made_roll(1, 4, b"Ann roll 5", 0, "text").lines
+    ('Ann roll 5',)
+    >>> _made_roll(1, "x", b"Ann roll 5", 0, "text"), _made_roll(1, 4, b"\\xff", 0, "text")
+    (None, None)
+    """
+    if not (isinstance(n, int) and isinstance(seq, int) and seq > 0 and again in (0, 1)
+            and kind == "text" and isinstance(raw, bytes) and utf8(raw)):
+        return None
+    return MadeRoll(seq, tuple(raw.decode("utf-8").split("\n")), bool(again), n)
 
 
 def _entry(gid: int, seq: int, text: object, rolled: object) -> Entry:
