@@ -305,6 +305,22 @@ def start_changes(base: pathlib.Path, changes: pathlib.Path) -> int:
     return int(reached)
 
 
+def copies_unreadable(db: sqlite3.Connection) -> str:
+    """Why the copies in a changes file cannot all be restored ("" when they can): the
+    numbers that say which copy holds what (each copy's number and where it reached in the
+    store's sequence, each game's first entry copied) must be whole numbers. Restoring
+    stops at the first copy that cannot be read (salvage.replay_changes)."""
+    try:
+        bad = db.execute(
+            "SELECT (SELECT count(*) FROM backup_copy WHERE typeof(copy) != 'integer'"
+            " OR typeof(touched) != 'integer') + (SELECT count(*) FROM backup_game WHERE"
+            " typeof(copy) != 'integer' OR typeof(game) != 'integer' OR (since IS NOT NULL"
+            " AND (typeof(since) != 'integer' OR since < 1)))").fetchone()[0]
+    except sqlite3.DatabaseError as err:
+        return str(err)
+    return f"{bad} of its copies' numbers are not whole numbers" if bad else ""
+
+
 def sequence_reached(base: pathlib.Path) -> int:
     """How far in the store's sequence a base and its changes reached (0 when unreadable)."""
     if not regular(changes_of(base)):

@@ -312,6 +312,9 @@ def replay_changes(source: Source, changes: pathlib.Path) -> int:
                          for table in kept}
             except sqlite3.DatabaseError:
                 break
+            if not all(isinstance(gid, int) and (since is None or (isinstance(since, int) and since >= 1))
+                       for gid, since in games.items()):
+                break  # numbers of the wrong kind: this copy cannot say what it holds
             put_copy(source, games, found, by_entry, seqs)
             done += 1
         return done

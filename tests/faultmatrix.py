@@ -146,13 +146,19 @@ BASELINES = ("stopped", "killed")
 
 #: Cells that are no fault to fix: doctor may say ok (why, for each).
 HARMLESS = {
-    ("wal", "missing"): "a clean stop leaves no log",
     ("shm", "missing"): "SQLite makes the index again from the log",
     ("shm", "empty"): "SQLite makes the index again from the log",
     ("shm", "truncated"): "SQLite makes the index again from the log",
     ("shm", "bitflips"): "the first connection rebuilds the index from the log",
     ("shm", "held"): "readers share the index: that is what it is for",
     ("wal", "held"): "readers share the log: that is what it is for",
+    ("wal", "missing"): "nothing else records how much the log held: what only it held is gone "
+                        "unseen (the copies bring back the rest), and a clean stop leaves none",
+    ("wal", "empty"): "nothing else records how much the log held (see missing)",
+    ("wal", "truncated"): "a log cut at a frame is a shorter log: nothing records its length",
+    ("store", "held"): "a writer's lock passes, and the daemon waits for it; no lock says whose",
+    ("rolls", "empty"): "a row that reads as a roll is an undone roll to every reader",
+    ("rolls", "truncated"): "a row that reads as a roll is an undone roll to every reader",
     ("backup", "missing"): "the next copy is a whole one; the store holds everything",
     ("changes", "missing"): "the next copy is a whole one; the store holds everything",
     ("backup", "held"): "a reader of a copy is waited for; the next copy goes on",
@@ -598,6 +604,7 @@ class CellRun:
         self.holder: Any = None  # what holds the artifact (the "held" fault), to let go
         self.hold_for: float | None = None  # seconds the store's lock is held after a start
         self.first_tty: Any = None
+        self.unread = False  # the fault changed nothing SQLite reads (bit flips in free space)
 
     def write_config(self) -> None:
         self.config.write_text(
@@ -856,6 +863,10 @@ class CellRun:
         fault of the file system, any of its lines about the state will do)."""
         if self.cell.harmless or self.cell.fault == "full-mid":  # full only later, in play
             return
+        if self.unread:
+            self.notes.append("the damage fell where nothing reads it (SQLite reads the same "
+                              "rows): doctor may say ok")
+            return
         areas = ("config",) if self.cell.artifact == "config" else ("store", "state")
 
         def names(line: str) -> bool:
@@ -934,7 +945,11 @@ class CellRun:
             self.prefix = as_without_privilege()
             mode = path.stat().st_mode
             path.chmod(0)
-            return lambda: path.chmod(stat.S_IMODE(mode))
+
+            def undo() -> None:
+                if path.exists():  # the companion may have set it aside meanwhile
+                    path.chmod(stat.S_IMODE(mode))
+            return undo
         if fault == "readonly":
             return self.read_only()
         if fault == "full-start":
@@ -980,10 +995,35 @@ class CellRun:
             for _ in range(self.rng.randint(1, 8)):
                 at = self.rng.randrange(len(flipped) * 8)
                 flipped[at // 8] ^= 1 << (at % 8)
+            before = self.readable_rows()
             path.write_bytes(bytes(flipped))
+            self.unread = before is not None and before == self.readable_rows()
             self.notes.append(f"{len(data)} bytes, flips seeded by {self.cell.id}")
         elif fault == "wrong":
             self.wrong_file(path)
+
+    def readable_rows(self) -> list[Any] | None:
+        """Every row SQLite reads from the artifact's database (the store with its log, or
+        a copy), read from a copy of its files; None for an artifact that is no database."""
+        if self.cell.artifact not in ("store", "wal", "shm", "backup", "changes"):
+            return None
+        source = self.state / STORE if self.cell.artifact in ("store", "wal", "shm") else self.path()
+        scratch = pathlib.Path(tempfile.mkdtemp(dir=self.work))
+        try:
+            for suffix in ("", "-wal"):
+                if pathlib.Path(f"{source}{suffix}").exists():
+                    shutil.copy(f"{source}{suffix}", scratch / f"copy{suffix}")
+            db = sqlite3.connect(scratch / "copy")
+            try:
+                tables = [name for (name,) in db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+                return [(table, db.execute(f'SELECT * FROM "{table}"').fetchall()) for table in tables]
+            except sqlite3.Error as err:
+                return [str(err)]
+            finally:
+                db.close()
+        finally:
+            shutil.rmtree(scratch)
 
     def wrong_file(self, path: pathlib.Path) -> None:
         """Well-formed, but wrong: the right format with values of the wrong type or
