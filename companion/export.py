@@ -20,7 +20,7 @@ from companion.games.base import Summary
 from companion.record import format_record, replay_header, summarise
 from companion.salvage import Row, legal_entries
 from companion.session import audited_lines
-from companion.store import Store
+from companion.store import UNSUMMED, Store, sound_entry
 
 ROLLED = "  # rolled by the companion"
 
@@ -64,7 +64,10 @@ def export(store: Store, gid: int, raw: bool = False) -> Exported | None:
     assert replayer.header is not None
     replayer.keep_actions = False
     head = row["head"] if isinstance(row["head"], int) else None
-    replay = legal_entries(replayer, len(lines), stored_entries(store, gid, head), keep=False)
+    unsound: set[int] = set()
+    replay = legal_entries(replayer, len(lines), stored_entries(store, gid, head, unsound), keep=False)
+    if replay.reason and replay.count + 1 in unsound:
+        replay.reason = f"entry {replay.count + 1} cannot be read: {UNSUMMED}"
     header_value = replayer.header
     try:  # the record as the session writes it: with the dice audit as comments
         record = format_record(header_value, chain(seat_lines(lines), audited_lines(store, gid, replay.count)))
@@ -76,10 +79,11 @@ def export(store: Store, gid: int, raw: bool = False) -> Exported | None:
     return Exported(record, summary, every, replay.line, problem)
 
 
-def stored_entries(store: Store, gid: int, head: int | None) -> Iterator[list[Row]]:
-    """For each position 1..``head``, the entry stored there (none: a missing one); every
-    position up to the last stored when ``head`` is None (a game whose position is damaged
-    is exported up to its last entry)."""
+def stored_entries(store: Store, gid: int, head: int | None, unsound: set[int]) -> Iterator[list[Row]]:
+    """For each position 1..``head``, the entry stored there (none: a missing one, or one
+    whose values are not as written, its checksum says so: its position is added to
+    ``unsound``); every position up to the last stored when ``head`` is None (a game whose
+    position is damaged is exported up to its last entry)."""
     seq = 0
     end = 2**62 if head is None else head
     for row in store.stored_entries(gid):
@@ -94,6 +98,10 @@ def stored_entries(store: Store, gid: int, head: int | None) -> Iterator[list[Ro
         if at > end:
             return
         seq = at
+        if not sound_entry(row):  # an entry not as written ends what is trusted
+            unsound.add(at)
+            yield []
+            continue
         yield [row]
     while seq < end and head is not None:
         seq += 1

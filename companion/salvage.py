@@ -46,7 +46,16 @@ from companion.games.base import counted
 from companion.record import Replayer, replay_header
 from companion.smallfile import aside_name
 from companion.statedir import not_a_store
-from companion.store import STATUSES, Store, primary, quote, text_or_bytes
+from companion.store import (
+    ENTRY_SUMMED,
+    GAME_SUMMED,
+    STATUSES,
+    Store,
+    primary,
+    quote,
+    text_or_bytes,
+    trust,
+)
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +90,8 @@ def open_store(path: str) -> tuple[Store, str]:
                     log.warning("store %s is locked by another process: waiting for it", path)
                 waiting = True
                 continue
-            if primary(err) not in DAMAGED:
+            # Python's own reading of a stored value (not UTF-8) has no SQLite code: damage
+            if primary(err) not in DAMAGED and primary(err) != 0:
                 raise
             return salvage(path, str(err))
         except UnicodeDecodeError as err:  # garbled text where SQLite keeps the schema
@@ -229,13 +239,15 @@ def rows(db: sqlite3.Connection, sql: str, args: tuple[Any, ...] = ()) -> Iterat
         names = [d[0] for d in cursor.description]
         for values in cursor:
             yield dict(zip(names, values, strict=True))
-    except sqlite3.DatabaseError:
+    except (sqlite3.DatabaseError, UnicodeDecodeError):  # a garbled page, or garbled names
         return
 
 
 def tables(db: sqlite3.Connection) -> list[str]:
+    """The file's own tables, by names that read as text (a garbled name names nothing)."""
     return [row["name"] for row in rows(
-        db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+        db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        if isinstance(row["name"], str)]
 
 
 def raw_source(path: pathlib.Path, games_columns: list[str], entries_columns: list[str]) -> Source:
@@ -310,7 +322,7 @@ def replay_changes(source: Source, changes: pathlib.Path) -> int:
                     db, "SELECT game, since FROM backup_game WHERE copy = ?", number)}
                 found = {table: strict(db, f"SELECT * FROM {quote(table)} WHERE copy = ?", number)
                          for table in kept}
-            except sqlite3.DatabaseError:
+            except (sqlite3.DatabaseError, UnicodeDecodeError):
                 break
             if not all(isinstance(gid, int) and (since is None or (isinstance(since, int) and since >= 1))
                        for gid, since in games.items()):
@@ -415,13 +427,18 @@ def carry_games(aside: pathlib.Path, store: Store) -> Kept:
 
 def rebuild(gid: int, sources: list[Source]) -> tuple[Row, list[Row]] | None:
     """A game's row and its entries up to the first one no source can give legally; the
-    position and the result made to agree with them. None if no header replays."""
-    for row in newest_first(r for source in sources for r in source.games.get(gid, [])):
+    position and the result made to agree with them. None if no header replays.
+
+    The header (written once) comes from a row as written (its checksum matches) where
+    one replays; the rest of the row (the position) from the newest version found."""
+    found = newest_first(r for source in sources for r in source.games.get(gid, []))
+    for row in sorted(found, key=lambda r: trust(r, GAME_SUMMED)):
         replayer = header_replayer(row.get("header"))
         if replayer is not None:
             break
     else:
         return None
+    row = {**found[0], "game": row.get("game"), "header": row["header"]}
     replay = legal_entries(replayer, len(row["header"].split("\n")), (
         [r for source in sources for r in source.entries.get((gid, seq), [])]
         for seq in itertools.count(1)))
@@ -430,17 +447,20 @@ def rebuild(gid: int, sources: list[Source]) -> tuple[Row, list[Row]] | None:
 
 def newest_first(found: Iterable[Row]) -> list[Row]:
     """A game's rows as the sources hold them, newest first by the store's sequence
-    (``touched``: every change to a game takes its next number), else in the sources'
-    order. The log keeps every version of a page it was given, and the copies an older
-    one: the first found is not the latest, and an older row's position would make the
-    entries logged since it a redo stack.
+    (``touched``: every change to a game takes its next number; of one version, the one
+    most trusted first: :func:`~companion.store.trust`), else in the sources' order. The
+    log keeps every version of a page it was given, and the copies an older one: the first
+    found is not the latest, and an older row's position would make the entries logged
+    since it a redo stack.
 
     >>> [r.get("touched") for r in newest_first([{"touched": 3}, {}, {"touched": 9}])]
     [9, 3, None]
     """
-    def sequence(row: Row) -> int:
+    def sequence(row: Row) -> tuple[int, int]:
         touched = row.get("touched")
-        return touched if isinstance(touched, int) and not isinstance(touched, bool) else -1
+        # of one version, the copy as written first
+        return (touched if isinstance(touched, int) and not isinstance(touched, bool) else -1,
+                -trust(row, GAME_SUMMED))
 
     return sorted(found, key=sequence, reverse=True)
 
@@ -471,14 +491,18 @@ class Replay:
 
 def legal_entries(replayer: Replayer, number: int, candidates: Iterable[list[Row]],
                   keep: bool = True) -> Replay:
-    """Feed each position's first candidate whose lines replay legally, stopping at a
-    position with none. ``number`` is the record line the header ended on. Without
-    ``keep``, only the last entry and state are kept: memory stays flat however long the
-    game (an export needs no more)."""
+    """Feed each position's first candidate whose lines replay legally, those whose
+    checksum matches their values first (then those without one), stopping at a position
+    with none. ``number`` is the record line the header ended on. Without ``keep``, only
+    the last entry and state are kept: memory stays flat however long the game (an export
+    needs no more).
+
+    A candidate whose checksum does not match is taken only where no other replays: a
+    flipped bit may have left its line legal, but it may be the only copy there is."""
     replay = Replay([], [replayer.state])
     for seq, options in enumerate(candidates, start=1):
         replay.line, replay.reason = number + 1, f"entry {seq} is missing" if not options else ""
-        for row in options:
+        for row in sorted(options, key=lambda r: trust(r, ENTRY_SUMMED)):
             text, before, count = row.get("lines"), replayer.state, len(replayer.actions)
             if not isinstance(text, str) or row.get("rolled", 0) not in (0, 1):
                 replay.reason = f"entry {seq} cannot be read: its lines are not text"

@@ -119,6 +119,11 @@ TOUCH = f"touched = {NEXT_TOUCH}, updated = ?, updated_synced = ?"
 #: (kept, not offered for resume).
 Status = Literal["playing", "over", "abandoned"]
 STATUSES: tuple[Status, ...] = get_args(Status)
+#: The values of a game's row that its checksum (``games.crc``) covers: all but the sum.
+GAME_SUMMED = ("id", "game", "header", "created", "updated", "head", "status", "winners",
+               "touched", "created_synced", "updated_synced")
+#: The values of an entry that its checksum (``entries.crc``) covers: all but the sum.
+ENTRY_SUMMED = ("game", "seq", "lines", "rolled", "source")
 #: How an entry's lines came in (``entries.source``): the box's keys, a serial console's
 #: record line, a die reader's faces (the console protocol's ``dice`` and ``die``), or
 #: ``companion import``. Whether the device rolled is ``entries.rolled``. Entries stored
@@ -210,6 +215,11 @@ class Store:
                 # read as it is, whatever its version: _row copes with older columns.
                 if primary(err) != sqlite3.SQLITE_READONLY:
                     raise
+            #: Whether rows carry checksums (a file read as it was found may predate them).
+            #: Counted by SQLite: no column's name or type is decoded here (a flipped bit
+            #: in the schema's text is found by the checks that look for damage).
+            self.summed = bool(self.db.execute("SELECT count(*) FROM pragma_table_info('entries')"
+                                               " WHERE name = 'crc'").fetchone()[0])
         except BaseException:
             self.db.close()  # a damaged or locked file: the caller decides, and may retry
             raise
@@ -294,7 +304,8 @@ class Store:
                 f" updated_synced, touched) VALUES (?, ?, ?, ?, ?, ?, {NEXT_TOUCH})",
                 (game, "\n".join(header), now.when, now.when, now.synced, now.synced),
             )
-        assert cur.lastrowid is not None
+            assert cur.lastrowid is not None
+            self._seal(db, cur.lastrowid)
         self._committed(cur.lastrowid, None, True)  # a new header: in no copy yet
         return cur.lastrowid
 
@@ -316,9 +327,9 @@ class Store:
             assert gid is not None
             head = 0
             for head, (lines, rolled) in enumerate(entries, start=1):
-                db.execute("INSERT INTO entries (game, seq, lines, rolled, source) VALUES (?, ?, ?, ?, ?)",
-                           (gid, head, "\n".join(lines), int(rolled), source))
+                self._insert_entry(db, gid, head, lines, rolled, source)
             db.execute("UPDATE games SET head = ? WHERE id = ?", (head, gid))
+            self._seal(db, gid)
             for made in rolls:
                 self._keep_roll(db, gid, made)
             if state is not None and head:
@@ -338,14 +349,25 @@ class Store:
             db.execute("DELETE FROM entries WHERE game = ? AND seq >= ?", (gid, head))
             # The redo stack's checkpoints follow entries that are gone.
             db.execute("DELETE FROM checkpoints WHERE game = ? AND seq >= ?", (gid, head))
-            db.execute("INSERT INTO entries (game, seq, lines, rolled, source) VALUES (?, ?, ?, ?, ?)",
-                       (gid, head, "\n".join(lines), int(rolled), source))
+            self._insert_entry(db, gid, head, lines, rolled, source)
             self._move(db, gid, head, over, winners)
             self._keep_roll(db, gid, made)
             if state is not None:
                 self._keep_checkpoint(db, gid, head, *state)
         self._committed(gid, head, over)
         return head
+
+    def _insert_entry(self, db: sqlite3.Connection, gid: int, seq: int, lines: Sequence[str],
+                      rolled: bool, source: Source | None) -> None:
+        values = (gid, seq, "\n".join(lines), int(rolled), source)
+        db.execute("INSERT INTO entries (game, seq, lines, rolled, source, crc) VALUES"
+                   " (?, ?, ?, ?, ?, ?)", (*values, checksum(values)))
+
+    @staticmethod
+    def _seal(db: sqlite3.Connection, gid: int) -> None:
+        """Sum a game's row as it now stands (in the transaction that changed it)."""
+        row = db.execute(f"SELECT {', '.join(GAME_SUMMED)} FROM games WHERE id = ?", (gid,)).fetchone()
+        db.execute("UPDATE games SET crc = ? WHERE id = ?", (checksum(tuple(row)), gid))
 
     def move_head(self, gid: int, head: int, over: bool, winners: Sequence[str],
                   made: MadeRoll | None = None) -> None:
@@ -511,6 +533,7 @@ class Store:
             now = self.clock.stamp()
             db.execute(f"UPDATE games SET status = ?, {TOUCH} WHERE id = ?",
                        (status, now.when, now.synced, gid))
+            self._seal(db, gid)
         self._committed(gid, None, False)
 
     def columns(self, table: str) -> list[str]:
@@ -537,13 +560,19 @@ class Store:
                     continue
                 names = set(self.columns(table))
                 for row in found:
-                    keys = [k for k in row if k in names]
+                    keys = [k for k in row if k in names and k != "crc"]  # summed below
                     try:
                         db.execute(f"INSERT OR IGNORE INTO {quote(table)}"
                                    f" ({', '.join(map(quote, keys))})"
                                    f" VALUES ({', '.join('?' * len(keys))})", [row[k] for k in keys])
                     except sqlite3.IntegrityError:
                         continue
+            # Every carried row summed as now stored (salvage chose each one)
+            for (gid,) in db.execute("SELECT id FROM games").fetchall():
+                self._seal(db, gid)
+            for values in db.execute(f"SELECT {', '.join(ENTRY_SUMMED)} FROM entries").fetchall():
+                db.execute("UPDATE entries SET crc = ? WHERE game = ? AND seq = ?",
+                           (checksum(tuple(values)), values[0], values[1]))
 
     def unreadable(self) -> str:
         """The first stored value that cannot be decoded ("" when every one can).
@@ -566,6 +595,12 @@ class Store:
                     "SELECT game, group_concat(lines, char(10)) FROM entries GROUP BY game"):
                 if not utf8(text):
                     return f"game {gid} cannot be read: an entry's lines are not UTF-8 text"
+            if self.summed:  # every value as it was written: a flipped bit SQLite cannot see
+                for values in self.db.execute(f"SELECT {', '.join(ENTRY_SUMMED)}, crc FROM entries"
+                                              " WHERE crc IS NOT NULL"):
+                    if checksum(values[:-1]) != values[-1]:
+                        return (f"game {values[0]} entry {values[1]} cannot be read: "
+                                f"{UNSUMMED}")
         except sqlite3.DatabaseError as err:  # Unreadable, or SQLite's own finding
             return str(err)
         finally:
@@ -643,12 +678,23 @@ class Store:
         return [self._row(r) for r in rows]
 
     def entries(self, gid: int, upto: int | None = None, start: int = 1) -> list[Entry]:
-        """Entries ``start..upto`` (default: up to the end, redo stack included)."""
+        """Entries ``start..upto`` (default: up to the end, redo stack included); Unreadable
+        for one whose values are not as written (its checksum says so)."""
         upto = 2**62 if upto is None else upto
+        if not self.summed:
+            rows = self.db.execute(
+                "SELECT seq, lines, rolled FROM entries WHERE game = ? AND seq BETWEEN ? AND ?"
+                " ORDER BY seq", (gid, start, upto))
+            return [_entry(gid, seq, text, rolled) for seq, text, rolled in rows]
         rows = self.db.execute(
-            "SELECT seq, lines, rolled FROM entries WHERE game = ? AND seq BETWEEN ? AND ?"
-            " ORDER BY seq", (gid, start, upto))
-        return [_entry(gid, seq, text, rolled) for seq, text, rolled in rows]
+            "SELECT seq, lines, rolled, source, crc FROM entries WHERE game = ? AND seq BETWEEN"
+            " ? AND ? ORDER BY seq", (gid, start, upto))
+        out = []
+        for seq, text, rolled, source, crc in rows:
+            if crc is not None and checksum((gid, seq, text, rolled, source)) != crc:
+                raise Unreadable(f"game {gid} entry {seq} cannot be read: {UNSUMMED}")
+            out.append(_entry(gid, seq, text, rolled))
+        return out
 
     def sources(self, gid: int, start: int, upto: int) -> dict[int, str]:
         """How entries ``start..upto`` came in, for those that say (:data:`Source`); {} for a
@@ -682,6 +728,7 @@ class Store:
             (head, json.dumps(list(winners)), now.when, now.synced, int(over), gid),
         )
         db.execute("DELETE FROM reveals WHERE game = ?", (gid,))  # a roll being shown is past
+        self._seal(db, gid)
 
     @staticmethod
     def _row(row: sqlite3.Row) -> GameRow:
@@ -703,12 +750,68 @@ class Store:
                 raise ValueError("status or position out of range")
             if not isinstance(touched, int):
                 raise ValueError("its place in the order is not a number")
+            if not sound_game(dict(zip(row.keys(), tuple(row), strict=True))):
+                raise ValueError(UNSUMMED)
             return GameRow(row["id"], row["game"], tuple(row["header"].split("\n")),
                            float(row["created"]), float(row["updated"]), row["head"],
                            row["status"], tuple(winners), touched, created_synced == 1,
                            updated_synced == 1)
-        except (ValueError, TypeError, AttributeError) as err:
-            raise Unreadable(f"game {row['id']} cannot be read: {err}") from None
+        except (ValueError, TypeError, AttributeError, LookupError) as err:  # LookupError:
+            # a column whose name a flipped bit changed
+            raise Unreadable(f"game {row['id'] if 'id' in columns else '?'} cannot be read: "
+                             f"{err}") from None
+
+
+#: What a row whose checksum does not match its values is said to be.
+UNSUMMED = "its values are not as they were written (their checksum differs)"
+
+
+def checksum(values: Sequence[object]) -> int:
+    """The checksum of a row's values, in order (CRC-32 of each with its kind and length):
+    text read as bytes sums as the text it was, so every reader gets the same sum.
+
+    >>> checksum((3, 1, "table roll 3 2", 1, "keys")) == checksum((3, 1, b"table roll 3 2", 1, b"keys"))
+    True
+    >>> checksum((3, 1, "table roll 3 2", 1, None)) == checksum((3, 1, "table roll 3 3", 1, None))
+    False
+    """
+    crc = 0
+    for value in values:
+        if isinstance(value, str):
+            data = b"t" + value.encode("utf-8", "surrogatepass")
+        elif isinstance(value, bytes):
+            data = b"t" + value
+        elif value is None:
+            data = b"n"
+        else:
+            data = b"v" + repr(value).encode()
+        crc = zlib.crc32(len(data).to_bytes(4, "big") + data, crc)
+    return crc
+
+
+#: How far a row read from a file can be trusted (:func:`trust`), best first.
+SUMMED, UNSUMMED_ROW, WRONG = 0, 1, 2
+
+
+def trust(row: Mapping[str, object], summed: Sequence[str]) -> int:
+    """:data:`SUMMED` for a row (by column) whose checksum matches its values,
+    :data:`UNSUMMED_ROW` for one without a checksum (written before sums were kept; or a
+    flipped bit that took the sum away), :data:`WRONG` for one whose values are not as
+    written."""
+    crc = row.get("crc")
+    if crc is None:
+        return UNSUMMED_ROW
+    return SUMMED if checksum(tuple(row.get(k) for k in summed)) == crc else WRONG
+
+
+def sound_game(row: Mapping[str, object]) -> bool:
+    """Whether a game's row (by column) is not known to be other than written."""
+    return trust(row, GAME_SUMMED) != WRONG
+
+
+def sound_entry(row: Mapping[str, object]) -> bool:
+    """Whether an entry's row (by column) is not known to be other than written."""
+    return trust(row, ENTRY_SUMMED) != WRONG
 
 
 def text_or_bytes(raw: bytes) -> str | bytes:
@@ -718,6 +821,8 @@ def text_or_bytes(raw: bytes) -> str | bytes:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         return raw
+
+
 def _made_roll(n: object, seq: object, raw: object, again: object, kind: object) -> MadeRoll | None:
     """A dice-audit row as a roll, or None when it cannot be one.
 
@@ -841,9 +946,27 @@ def index_rolls_by_entry(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX rolls_by_entry ON rolls (game, seq)")
 
 
+def sum_rows(db: sqlite3.Connection) -> None:
+    """Version 4: each game's row and each entry carries a checksum of its values
+    (:func:`checksum`), written in the same transaction as they are: a flipped bit on the
+    card that leaves a line legal (a die's 3 read as 2) or a position in range is found
+    at start, and the copies bring the value back. The rows stored before are summed now,
+    as they read (NULL stays possible: a row written by an older program is not summed)."""
+    for table, names, keys in (("games", GAME_SUMMED, ("id",)), ("entries", ENTRY_SUMMED, ("game", "seq"))):
+        db.execute(f"ALTER TABLE {table} ADD COLUMN crc INTEGER")
+        # text as its bytes: summed as stored, whatever a flipped bit made of it
+        values = ", ".join(f"CASE typeof({name}) WHEN 'text' THEN CAST({name} AS BLOB) ELSE {name} END"
+                           for name in names)
+        rows = [tuple(row) for row in db.execute(f"SELECT {values}, {', '.join(keys)} FROM {table}")]
+        where = " AND ".join(f"{key} = ?" for key in keys)
+        for row in rows:
+            db.execute(f"UPDATE {table} SET crc = ? WHERE {where}",
+                       (checksum(row[:len(names)]), *row[len(names):]))
+
+
 #: The schema's steps, oldest first; a store's PRAGMA user_version counts those it has had.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (order_by_sequence, keep_sources,
-                                                                 index_rolls_by_entry)
+                                                                 index_rolls_by_entry, sum_rows)
 
 
 def _connect(path: str) -> sqlite3.Connection:

@@ -42,7 +42,7 @@ from companion.io.keylogic import KeyLogic
 from companion.phone import PhoneView
 from companion.record import replay_text
 from companion.session import Session
-from companion.store import Store
+from companion.store import Store, checksum
 from companion.ui.app import App
 from companion.ui.draw import font, recording, text
 
@@ -417,11 +417,13 @@ def long_game(store: Store, lines: int, rolled: bool = True) -> int:
     gid = store.create(header.game.id, header.lines())
     rolls = [seq for seq, line in enumerate(race, start=1) if rolled and line.verb == "roll"]
     with store._write() as db:
-        db.executemany("INSERT INTO entries (game, seq, lines, rolled) VALUES (?, ?, ?, ?)",
-                       [(gid, seq, str(line), int(seq in rolls)) for seq, line in enumerate(race, start=1)])
+        rows = [(gid, seq, str(line), int(seq in rolls), None) for seq, line in enumerate(race, start=1)]
+        db.executemany("INSERT INTO entries (game, seq, lines, rolled, source, crc) VALUES (?, ?, ?, ?, ?, ?)",
+                       [(*row, checksum(row)) for row in rows])
         db.executemany("INSERT INTO rolls (game, n, seq, lines) VALUES (?, ?, ?, ?)",
                        [(gid, n, seq, str(race[seq - 1])) for n, seq in enumerate(rolls, start=1)])
         db.execute("UPDATE games SET head = ? WHERE id = ?", (len(race), gid))
+        store._seal(db, gid)  # the row summed as it now is, as every change to it does
         game, state = header.game, header.start()
         for seq, line in enumerate(race, start=1):
             state = game.apply(state, line)

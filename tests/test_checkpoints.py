@@ -23,7 +23,7 @@ from companion.games.base import Game, Line
 from companion.importer import import_stream
 from companion.record import Header, format_record
 from companion.session import Session
-from companion.store import Store
+from companion.store import ENTRY_SUMMED, Store, checksum
 from tests.faults import row_flips
 from tests.playout import answer, players_for, playout
 
@@ -143,10 +143,15 @@ def test_an_imported_game_resumes_without_replaying_its_record(
 def stale_by(how: str, store: Store, gid: int) -> None:
     """Make the game's checkpoints disagree with the record or this code, one way."""
     db = store.db
-    if how == "record edited":  # same meaning, other text: only the digest can tell
+    if how == "record edited":  # same meaning, other text, summed anew: only the digest can tell
         first = db.execute("SELECT lines FROM entries WHERE game = ? AND seq = 1", (gid,)).fetchone()[0]
-        db.execute("UPDATE entries SET lines = ? WHERE game = ? AND seq = 1",
-                   (first.replace(" ", "  ", 1), gid))
+        edited = first.replace(" ", "  ", 1)
+        crc = checksum(tuple(db.execute(f"SELECT {', '.join(ENTRY_SUMMED)} FROM entries WHERE"
+                                        " game = ? AND seq = 1", (gid,)).fetchone())[:2]
+                       + (edited,) + tuple(db.execute("SELECT rolled, source FROM entries WHERE"
+                                                       " game = ? AND seq = 1", (gid,)).fetchone()))
+        db.execute("UPDATE entries SET lines = ?, crc = ? WHERE game = ? AND seq = 1",
+                   (edited, crc, gid))
     elif how == "other version":
         db.execute("UPDATE checkpoints SET engine = '1 0.0.1 microbot-racers 0000'")
     elif how == "damaged text":
