@@ -207,6 +207,7 @@ class Store:
                 self.db.execute(f"PRAGMA {key} = {value}")
             self.db.execute("PRAGMA foreign_keys = ON")
             self.db.row_factory = sqlite3.Row
+            self._whole()
             try:
                 self.db.executescript(SCHEMA + ROLLS_SCHEMA + CHECKPOINTS_SCHEMA + REVEALS_SCHEMA)
                 self._migrate()
@@ -223,6 +224,18 @@ class Store:
         except BaseException:
             self.db.close()  # a damaged or locked file: the caller decides, and may retry
             raise
+
+    def _whole(self) -> None:
+        """Unreadable when the file holds one of the games and entries tables without the
+        other: the schema would make the missing one anew, empty, and the games (or their
+        entries) would be gone without a word. Both are version 0 of the store: a file has
+        both or neither (a new store). A flipped bit in a table's name or its schema row
+        does this; SQLite's checks see no damage."""
+        found = {name for (name,) in self.db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('games', 'entries')")}
+        if len(found) == 1:
+            missing = ({"games", "entries"} - found).pop()
+            raise Unreadable(f"the store has no {missing} table: its schema is damaged")
 
     def close(self, fold_log: bool = True) -> None:
         """Checkpoint the log into the main file, then close the connection (a clean stop);
