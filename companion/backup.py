@@ -380,6 +380,8 @@ class Backups:
         self.lock = threading.Lock()
         self.wake = threading.Event()
         self.thread: threading.Thread | None = None
+        #: Whether this process has looked at the newest whole copy yet (its first copy does)
+        self.looked = False
 
     def changed(self, gid: int, since: int | None, milestone: bool) -> None:
         """One committed change to game ``gid`` from entry ``since`` (None: its row only)
@@ -430,6 +432,9 @@ class Backups:
             self.wanted = False
             changed, self.pending = self.pending, {}
         try:
+            if not self.looked:  # a copy that cannot be restored from is no copy: a whole one
+                self.looked = True
+                self.rebase = self.rebase or not newest_restorable(self.store)
             made = make_copy(self.store, changed, self.keep, self.rebase)
         except (OSError, sqlite3.Error) as err:
             with self.lock:  # not copied: still to be copied next time
@@ -442,6 +447,27 @@ class Backups:
             log.info("store copied to %s", made.name)
         return made
 
+
+
+def newest_restorable(store: str | pathlib.Path) -> bool:
+    """Whether the newest whole copy (if any) is one salvage could restore from: an SQLite
+    file that SQLite's quick check finds sound (read as it is: immutable, nothing written
+    beside it). Its changes are not read: one that cannot be read ends what is restored,
+    and the next copy after it starts a new whole one (:func:`make_copy`)."""
+    bases = copies(store)
+    if not bases:
+        return True
+    try:
+        with open(bases[0], "rb") as handle:
+            if handle.read(16) != b"SQLite format 3\0":  # empty (SQLite would read no tables)
+                return False
+        db = sqlite3.connect(f"{bases[0].resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+        try:
+            return bool(db.execute("PRAGMA quick_check").fetchone()[0] == "ok")
+        finally:
+            db.close()
+    except (OSError, sqlite3.DatabaseError, UnicodeDecodeError):
+        return False
 
 
 def earliest(known: int | None, since: int | None) -> int | None:

@@ -573,7 +573,324 @@ def ways(state: str, config: str, gids: list[int], scratch: str) -> dict[str, An
 # --- one cell ---
 
 
-class CellRun:
+class Faults:
+    """Makes a cell's fault in a state directory (``state``, its configuration ``config``,
+    scratch room in ``work``), and says how to undo it: shared by the matrix's cells and
+    the chaos run's lanes, which provide what is theirs (:meth:`second_companion`,
+    :meth:`first_gone`, :meth:`dropped`)."""
+
+    cell: Cell
+    state: pathlib.Path
+    config: pathlib.Path
+    work: pathlib.Path
+    rng: random.Random
+    notes: list[str]
+    prefix: list[str]
+    holder: Any
+    hold_for: float | None
+    unread: bool
+    console: bool
+    games: list[Game]
+
+    def second_companion(self) -> Callable[[], None] | None:
+        """Start a second companion on the state directory; what stops it."""
+        raise NotImplementedError
+
+    def first_gone(self, holder: Any) -> None:
+        """The second companion (``holder``) stopped."""
+        raise NotImplementedError
+
+    def dropped(self) -> None:
+        """The store lost a table with every value in it (SQLite zeroes its pages)."""
+        raise NotImplementedError
+
+    def path(self) -> pathlib.Path:
+        """The artifact's path (for a row: the store)."""
+        name = self.cell.artifact
+        if name == "statedir":
+            return self.state
+        if name == "config":
+            return self.config
+        fixed = {"store": STORE, "wal": f"{STORE}-wal", "shm": f"{STORE}-shm",
+                 "settings": "settings.json", "phone": "phone.json", "lock": "companion.lock",
+                 "checkpoint": STORE, "rolls": STORE}
+        if name in fixed:
+            return self.state / fixed[name]
+        from companion.backup import changes_of, copies
+
+        base = copies(self.state / STORE)[0]
+        return changes_of(base) if name == "changes" else base
+
+    def inject(self) -> Callable[[], None] | None:
+        """Make the fault; what undoes it (None: nothing can, or nothing would)."""
+        fault = self.cell.fault
+        if self.cell.artifact == "config" and fault not in ("readonly", "full-start", "full-mid", "held"):
+            self.console = False  # the configuration that names the console is the fault
+        if self.cell.artifact == "statedir" and fault in ("missing", "empty"):
+            self.games = []  # nothing of them is left to keep
+        if ARTIFACTS[self.cell.artifact].kind == "row":
+            self.damage_rows()
+            return None
+        path = self.path()
+        if fault in ("missing", "empty", "truncated", "bitflips", "wrong"):
+            self.damage_file(path)
+            return None
+        if fault in ("directory", "fifo", "device", "loop"):
+            return self.replace(path, {"fifo": "FIFO", "loop": "symlink loop"}.get(fault, fault))
+        if fault == "noperm":
+            self.prefix = as_without_privilege()
+            mode = path.stat().st_mode
+            path.chmod(0)
+
+            def undo() -> None:
+                if path.exists():  # the companion may have set it aside meanwhile
+                    path.chmod(stat.S_IMODE(mode))
+            return undo
+        if fault == "readonly":
+            return self.read_only()
+        if fault == "full-start":
+            filler = fill_up(self.state)
+            return filler.unlink
+        if fault == "full-mid":
+            return None  # filled in play (fill_mid)
+        if fault == "held":
+            return self.hold()
+        raise AssertionError(fault)
+
+    def replace(self, path: pathlib.Path, kind: str) -> Callable[[], None]:
+        from tests.faults import put
+
+        aside = self.work / "aside"
+        if path.exists() or path.is_symlink():
+            os.replace(path, aside)
+        put(kind, path)
+
+        def undo() -> None:
+            put("empty", path)  # whatever stands there goes
+            path.unlink()
+            if aside.exists():
+                os.replace(aside, path)
+        return undo
+
+    def damage_file(self, path: pathlib.Path) -> None:
+        fault = self.cell.fault
+        if self.cell.artifact == "statedir":
+            shutil.rmtree(path)
+            if fault == "empty":
+                path.mkdir()
+            return
+        data = path.read_bytes() if path.exists() else b""
+        if fault == "missing":
+            path.unlink(missing_ok=True)
+        elif fault == "empty":
+            path.write_bytes(b"")
+        elif fault == "truncated":
+            path.write_bytes(data[:self.rng.randrange(1, len(data))] if len(data) > 1 else b"")
+        elif fault == "bitflips" and data:
+            flipped = bytearray(data)
+            for _ in range(self.rng.randint(1, 8)):
+                at = self.rng.randrange(len(flipped) * 8)
+                flipped[at // 8] ^= 1 << (at % 8)
+            before = self.readable_rows()
+            path.write_bytes(bytes(flipped))
+            self.unread = before is not None and before == self.readable_rows()
+            self.notes.append(f"{len(data)} bytes, flips seeded by {self.cell.id}")
+        elif fault == "wrong":
+            self.wrong_file(path)
+
+    def readable_rows(self) -> list[Any] | None:
+        """Every row SQLite reads from the artifact's database (the store with its log, or
+        a copy), read from a copy of its files; None for an artifact that is no database."""
+        if self.cell.artifact not in ("store", "wal", "shm", "backup", "changes"):
+            return None
+        source = self.state / STORE if self.cell.artifact in ("store", "wal", "shm") else self.path()
+        scratch = pathlib.Path(tempfile.mkdtemp(dir=self.work))
+        try:
+            for suffix in ("", "-wal"):
+                if pathlib.Path(f"{source}{suffix}").exists():
+                    shutil.copy(f"{source}{suffix}", scratch / f"copy{suffix}")
+            db = sqlite3.connect(scratch / "copy")
+            try:
+                tables = [name for (name,) in db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+                return [(table, db.execute(f'SELECT * FROM "{table}"').fetchall()) for table in tables]
+            except sqlite3.Error as err:
+                return [str(err)]
+            finally:
+                db.close()
+        finally:
+            shutil.rmtree(scratch)
+
+    def wrong_file(self, path: pathlib.Path) -> None:
+        """Well-formed, but wrong: the right format with values of the wrong type or
+        meaning (one of several, chosen by the cell's seed)."""
+        name = self.cell.artifact
+        rng = self.rng
+        if name == "settings":
+            value = rng.choice([{"screen": 5}, {"screen": [1]}, [], "settings",
+                                {"screen": {"dim_after": "soon"}}, {"screen": {"rolls": 3}},
+                                {"screen": {"dim_after": 1e308}}])
+            path.write_text(json.dumps(value))
+        elif name == "phone":
+            value = rng.choice([{"enabled": "false", "token": TOKEN}, {"enabled": True, "token": 5},
+                                [1, 2], {"enabled": None}, "on"])
+            path.write_text(json.dumps(value))
+        elif name == "config":
+            path.write_text(rng.choice(['[screen]\ndim_after = "soon"\n', "[phone]\nport = 0\n",
+                                        "[serial]\nports = 5\n", "screen = 3\n"]))
+        elif name == "lock":
+            path.write_text(rng.choice(["abc\n", "-1\n", "99999999999999999999\n", "1\n"]))
+        elif name in ("store", "backup", "changes"):
+            self.wrong_database(path)
+        elif name == "wal":  # another store's log: SQLite's checksums say it is not this one's
+            other = self.work / "other.sqlite"
+            db = sqlite3.connect(other, isolation_level=None)
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA wal_autocheckpoint = 0")
+            db.execute("CREATE TABLE t (x)")
+            db.execute("INSERT INTO t VALUES (1)")
+            shutil.copy(f"{other}-wal", path)
+            db.close()
+        self.notes.append(f"wrong {name}: {path.read_bytes()[:60]!r}")
+
+    def wrong_database(self, path: pathlib.Path) -> None:
+        """An SQLite file of the right shape holding values of the wrong kind: the first of
+        the cell's shuffled spoils that changes a row (checks the store's schema makes on
+        writing are off: a flipped bit never asked them)."""
+        spoils = [
+            "UPDATE games SET head = 'x' WHERE id = (SELECT max(id) FROM games)",
+            "UPDATE games SET header = CAST(header AS BLOB) WHERE id = (SELECT min(id) FROM games)",
+            "UPDATE games SET status = 'won' WHERE id = (SELECT min(id) FROM games)",
+            "UPDATE games SET winners = '{}' WHERE id = (SELECT max(id) FROM games)",
+            "UPDATE entries SET lines = 7 WHERE seq = 5",
+            "UPDATE games SET head = head + 50 WHERE id = (SELECT max(id) FROM games)",
+            "UPDATE games SET game = 'chess' WHERE id = (SELECT max(id) FROM games)",
+            "UPDATE games SET touched = touched + 1000",
+            "DROP TABLE entries",
+        ] if self.cell.artifact != "changes" else [
+            "UPDATE backup_copy SET touched = 'x'",
+            "UPDATE backup_game SET since = -3",
+            "UPDATE backup_game SET game = 'x'",
+            "DROP TABLE backup_copy",
+            "UPDATE games SET header = 5",
+        ]
+        self.rng.shuffle(spoils)
+        db = sqlite3.connect(path, isolation_level=None)
+        try:
+            db.execute("PRAGMA ignore_check_constraints = ON")
+            for spoil in spoils:
+                before = db.total_changes
+                try:
+                    db.execute(spoil)
+                except sqlite3.Error:
+                    continue
+                if db.total_changes > before or spoil.startswith("DROP"):
+                    self.notes.append(f"wrong values: {spoil}")
+                    if spoil.startswith("DROP") and self.cell.artifact == "store":
+                        self.dropped()
+                    return
+        finally:
+            db.close()
+        raise AssertionError(f"no spoil changed {path}")
+
+    def damage_rows(self) -> None:
+        """The fault in a checkpoint row or the dice audit's rows, in place."""
+        fault = self.cell.fault
+        table, column = (("checkpoints", "state") if self.cell.artifact == "checkpoint"
+                         else ("rolls", "lines"))
+        db = sqlite3.connect(self.state / STORE, isolation_level=None)
+        try:
+            keys = db.execute(f"SELECT game, {'seq' if table == 'checkpoints' else 'n'} FROM {table}").fetchall()
+            assert keys, f"the baseline has no {table}"
+            key = "seq" if table == "checkpoints" else "n"
+            where = f"game = ? AND {key} = ?"
+            chosen = keys if table == "rolls" and fault != "bitflips" else [self.rng.choice(keys)]
+            spoiled: set[str] = set()
+            for row in chosen:
+                if fault == "missing":
+                    db.execute(f"DELETE FROM {table} WHERE {where}", row)
+                elif fault == "empty":
+                    db.execute(f"UPDATE {table} SET {column} = '' WHERE {where}", row)
+                elif fault == "truncated":
+                    db.execute(f"UPDATE {table} SET {column} = substr({column}, 1,"
+                               f" length({column}) / 2) WHERE {where}", row)
+                elif fault == "bitflips":
+                    raw = db.execute(f"SELECT CAST({column} AS BLOB) FROM {table} WHERE {where}",
+                                     row).fetchone()[0]
+                    flipped = bytearray(raw)
+                    at = self.rng.randrange(len(flipped) * 8)
+                    flipped[at // 8] ^= 1 << (at % 8)
+                    if table == "rolls":  # still text: a roll to every reader (an undone one)
+                        self.unread = utf8(bytes(flipped))
+                    db.execute(f"UPDATE {table} SET {column} = CAST(? AS TEXT) WHERE {where}",
+                               (bytes(flipped), *row))
+                elif fault == "wrong":
+                    spoil = self.rng.choice(
+                        [f"{column} = 7", f"{column} = x'ff00'", "engine = 'other 1'",
+                         f"{key} = {key} + 1000"] if table == "checkpoints" else
+                        [f"{column} = 7", f"{column} = x'ff00'", "seq = -4", "again = 9",
+                         "seq = 'x'", f"{column} = 'Ann pick move-99'"])
+                    try:
+                        db.execute(f"UPDATE {table} SET {spoil} WHERE {where}", row)
+                        spoiled.add(spoil)
+                    except sqlite3.IntegrityError:
+                        pass
+            if spoiled:
+                self.notes.append(f"wrong {table}: {', '.join(sorted(spoiled))}")
+        finally:
+            db.close()
+
+    def hold(self) -> Callable[[], None] | None:
+        """A second process holds the artifact."""
+        name = self.cell.artifact
+        if name == "statedir":  # a second companion, running on the directory
+            return self.second_companion()
+        if name in ("lock", "config"):
+            path = self.state / "companion.lock" if name == "lock" else self.config
+            handle = os.open(path, os.O_RDWR | os.O_CREAT)
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            if name == "lock":
+                os.pwrite(handle, f"{os.getpid()}\n".encode(), 0)
+                os.ftruncate(handle, len(f"{os.getpid()}\n"))
+            self.holder = handle
+            return self.let_go
+        # an SQLite file: a reader in the log, or the write lock held for a while
+        path = self.path() if name not in ("wal", "shm") else self.state / STORE
+        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        if name in ("wal", "shm"):
+            db.execute("BEGIN")
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        else:
+            db.execute("BEGIN IMMEDIATE")
+            self.hold_for = HOLD
+        self.holder = db
+        return None
+
+    def let_go(self) -> None:
+        holder, self.holder = self.holder, None
+        if holder is None:
+            return
+        if isinstance(holder, int):
+            os.close(holder)
+        elif isinstance(holder, sqlite3.Connection):
+            with contextlib.suppress(sqlite3.Error):
+                holder.execute("ROLLBACK")
+            holder.close()
+        else:  # the second companion
+            self.first_gone(holder)
+
+    def read_only(self) -> Callable[[], None]:
+        """The file system holding the artifact turns read-only (as Linux remounts one
+        after an error): a bind mount of its directory, in this mount namespace."""
+        where = self.config.parent if self.cell.artifact == "config" else self.state
+        self.notes.append(f"{where} mounted read-only")
+        subprocess.run(["mount", "--bind", str(where), str(where)], check=True)
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(where)], check=True)
+        return lambda: subprocess.run(["umount", str(where)], check=True)
+
+
+
+class CellRun(Faults):
     """One cell, run: the fault made, every way in, the fault undone where a person would,
     and what broke an invariant (:attr:`violations`)."""
 
@@ -827,6 +1144,30 @@ class CellRun:
             if status >= 500:
                 self.violation(f"the phone view answered {status} for /{route}")
 
+    # --- what is the cell's own in its faults ---
+
+    def second_companion(self) -> Callable[[], None] | None:
+        from tests.harness import Tty
+
+        first = Daemon(self, [])
+        outcome = first.wait_ready()
+        if not outcome.reached:
+            self.violation(f"the first daemon did not start: {outcome.said}")
+            return None
+        self.holder = first
+        self.first_tty, self.tty = self.tty, Tty(self.work / "console-2")
+        self.tty.plug()  # the second one's starts talk to nobody
+        return self.let_go
+
+    def first_gone(self, holder: Any) -> None:
+        holder.stop()
+        self.tty.unplug()
+        self.tty = self.first_tty
+
+    def dropped(self) -> None:
+        # what only the store held (after the last copy, when killed) is gone with it
+        self.must = {g.gid: min(len(g.lines), self.base.copied.get(g.gid, 0)) for g in self.base.games}
+
     # --- the ways that only read ---
 
     def check_ways(self, before: bool) -> None:
@@ -887,11 +1228,14 @@ class CellRun:
     # --- after ---
 
     def check_store(self) -> None:
-        """Every acknowledged line is stored, in order (but those the fault destroyed)."""
+        """Every acknowledged line is stored, in order (but those the fault destroyed), and
+        after a clean stop the newest copy is one salvage could restore from."""
         stored = self.stored()
         if stored is None:
             self.violation("the store cannot be read after the run")
             return
+        if self.outcomes and self.outcomes[-1].reached and not restorable(self.state):
+            self.violation("after a clean stop the newest whole copy cannot be restored from")
         for game in self.games:
             need = self.must.get(game.gid, len(game.lines))
             header, lines = stored.get(game.gid, (None, []))
@@ -910,306 +1254,24 @@ class CellRun:
                 # (where the fault excuses losses, the undo may be what was lost)
                 self.violation(f"game {game.gid}: lines never acknowledged: {extra[:3]}")
 
-    # --- the faults ---
-
-    def path(self) -> pathlib.Path:
-        """The artifact's path (for a row: the store)."""
-        name = self.cell.artifact
-        if name == "statedir":
-            return self.state
-        if name == "config":
-            return self.config
-        fixed = {"store": STORE, "wal": f"{STORE}-wal", "shm": f"{STORE}-shm",
-                 "settings": "settings.json", "phone": "phone.json", "lock": "companion.lock",
-                 "checkpoint": STORE, "rolls": STORE}
-        if name in fixed:
-            return self.state / fixed[name]
-        from companion.backup import changes_of, copies
-
-        base = copies(self.state / STORE)[0]
-        return changes_of(base) if name == "changes" else base
-
-    def inject(self) -> Callable[[], None] | None:
-        """Make the fault; what undoes it (None: nothing can, or nothing would)."""
-        fault = self.cell.fault
-        if self.cell.artifact == "config" and fault not in ("readonly", "full-start", "full-mid", "held"):
-            self.console = False  # the configuration that names the console is the fault
-        if self.cell.artifact == "statedir" and fault in ("missing", "empty"):
-            self.games = []  # nothing of them is left to keep
-        if ARTIFACTS[self.cell.artifact].kind == "row":
-            self.damage_rows()
-            return None
-        path = self.path()
-        if fault in ("missing", "empty", "truncated", "bitflips", "wrong"):
-            self.damage_file(path)
-            return None
-        if fault in ("directory", "fifo", "device", "loop"):
-            return self.replace(path, {"fifo": "FIFO", "loop": "symlink loop"}.get(fault, fault))
-        if fault == "noperm":
-            self.prefix = as_without_privilege()
-            mode = path.stat().st_mode
-            path.chmod(0)
-
-            def undo() -> None:
-                if path.exists():  # the companion may have set it aside meanwhile
-                    path.chmod(stat.S_IMODE(mode))
-            return undo
-        if fault == "readonly":
-            return self.read_only()
-        if fault == "full-start":
-            filler = fill_up(self.state)
-            return filler.unlink
-        if fault == "full-mid":
-            return None  # filled in play (fill_mid)
-        if fault == "held":
-            return self.hold()
-        raise AssertionError(fault)
-
-    def replace(self, path: pathlib.Path, kind: str) -> Callable[[], None]:
-        from tests.faults import put
-
-        aside = self.work / "aside"
-        if path.exists() or path.is_symlink():
-            os.replace(path, aside)
-        put(kind, path)
-
-        def undo() -> None:
-            put("empty", path)  # whatever stands there goes
-            path.unlink()
-            if aside.exists():
-                os.replace(aside, path)
-        return undo
-
-    def damage_file(self, path: pathlib.Path) -> None:
-        fault = self.cell.fault
-        if self.cell.artifact == "statedir":
-            shutil.rmtree(path)
-            if fault == "empty":
-                path.mkdir()
-            return
-        data = path.read_bytes() if path.exists() else b""
-        if fault == "missing":
-            path.unlink(missing_ok=True)
-        elif fault == "empty":
-            path.write_bytes(b"")
-        elif fault == "truncated":
-            path.write_bytes(data[:self.rng.randrange(1, len(data))] if len(data) > 1 else b"")
-        elif fault == "bitflips" and data:
-            flipped = bytearray(data)
-            for _ in range(self.rng.randint(1, 8)):
-                at = self.rng.randrange(len(flipped) * 8)
-                flipped[at // 8] ^= 1 << (at % 8)
-            before = self.readable_rows()
-            path.write_bytes(bytes(flipped))
-            self.unread = before is not None and before == self.readable_rows()
-            self.notes.append(f"{len(data)} bytes, flips seeded by {self.cell.id}")
-        elif fault == "wrong":
-            self.wrong_file(path)
-
-    def readable_rows(self) -> list[Any] | None:
-        """Every row SQLite reads from the artifact's database (the store with its log, or
-        a copy), read from a copy of its files; None for an artifact that is no database."""
-        if self.cell.artifact not in ("store", "wal", "shm", "backup", "changes"):
-            return None
-        source = self.state / STORE if self.cell.artifact in ("store", "wal", "shm") else self.path()
-        scratch = pathlib.Path(tempfile.mkdtemp(dir=self.work))
+def restorable(state: pathlib.Path) -> bool:
+    """Whether the newest whole copy in ``state`` (the highest ``backup-N``, if any) is an
+    SQLite file that SQLite's quick check finds sound (read as it is)."""
+    numbered = [(int(p.name.rsplit("-", 1)[1]), p) for p in state.glob(f"{STORE}.backup-*")
+                if p.name.rsplit("-", 1)[1].isdigit() and p.is_file()]
+    if not numbered:
+        return True
+    newest = max(numbered)[1]
+    if newest.read_bytes()[:16] != b"SQLite format 3\0":
+        return False
+    try:
+        db = sqlite3.connect(f"{newest.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
         try:
-            for suffix in ("", "-wal"):
-                if pathlib.Path(f"{source}{suffix}").exists():
-                    shutil.copy(f"{source}{suffix}", scratch / f"copy{suffix}")
-            db = sqlite3.connect(scratch / "copy")
-            try:
-                tables = [name for (name,) in db.execute(
-                    "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-                return [(table, db.execute(f'SELECT * FROM "{table}"').fetchall()) for table in tables]
-            except sqlite3.Error as err:
-                return [str(err)]
-            finally:
-                db.close()
-        finally:
-            shutil.rmtree(scratch)
-
-    def wrong_file(self, path: pathlib.Path) -> None:
-        """Well-formed, but wrong: the right format with values of the wrong type or
-        meaning (one of several, chosen by the cell's seed)."""
-        name = self.cell.artifact
-        rng = self.rng
-        if name == "settings":
-            value = rng.choice([{"screen": 5}, {"screen": [1]}, [], "settings",
-                                {"screen": {"dim_after": "soon"}}, {"screen": {"rolls": 3}},
-                                {"screen": {"dim_after": 1e308}}])
-            path.write_text(json.dumps(value))
-        elif name == "phone":
-            value = rng.choice([{"enabled": "false", "token": TOKEN}, {"enabled": True, "token": 5},
-                                [1, 2], {"enabled": None}, "on"])
-            path.write_text(json.dumps(value))
-        elif name == "config":
-            path.write_text(rng.choice(['[screen]\ndim_after = "soon"\n', "[phone]\nport = 0\n",
-                                        "[serial]\nports = 5\n", "screen = 3\n"]))
-        elif name == "lock":
-            path.write_text(rng.choice(["abc\n", "-1\n", "99999999999999999999\n", "1\n"]))
-        elif name in ("store", "backup", "changes"):
-            self.wrong_database(path)
-        elif name == "wal":  # another store's log: SQLite's checksums say it is not this one's
-            other = self.work / "other.sqlite"
-            db = sqlite3.connect(other, isolation_level=None)
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA wal_autocheckpoint = 0")
-            db.execute("CREATE TABLE t (x)")
-            db.execute("INSERT INTO t VALUES (1)")
-            shutil.copy(f"{other}-wal", path)
-            db.close()
-        self.notes.append(f"wrong {name}: {path.read_bytes()[:60]!r}")
-
-    def wrong_database(self, path: pathlib.Path) -> None:
-        """An SQLite file of the right shape holding values of the wrong kind: the first of
-        the cell's shuffled spoils that changes a row (checks the store's schema makes on
-        writing are off: a flipped bit never asked them)."""
-        spoils = [
-            "UPDATE games SET head = 'x' WHERE id = (SELECT max(id) FROM games)",
-            "UPDATE games SET header = CAST(header AS BLOB) WHERE id = (SELECT min(id) FROM games)",
-            "UPDATE games SET status = 'won' WHERE id = (SELECT min(id) FROM games)",
-            "UPDATE games SET winners = '{}' WHERE id = (SELECT max(id) FROM games)",
-            "UPDATE entries SET lines = 7 WHERE seq = 5",
-            "UPDATE games SET head = head + 50 WHERE id = (SELECT max(id) FROM games)",
-            "UPDATE games SET game = 'chess' WHERE id = (SELECT max(id) FROM games)",
-            "UPDATE games SET touched = touched + 1000",
-            "DROP TABLE entries",
-        ] if self.cell.artifact != "changes" else [
-            "UPDATE backup_copy SET touched = 'x'",
-            "UPDATE backup_game SET since = -3",
-            "UPDATE backup_game SET game = 'x'",
-            "DROP TABLE backup_copy",
-            "UPDATE games SET header = 5",
-        ]
-        self.rng.shuffle(spoils)
-        db = sqlite3.connect(path, isolation_level=None)
-        try:
-            db.execute("PRAGMA ignore_check_constraints = ON")
-            for spoil in spoils:
-                before = db.total_changes
-                try:
-                    db.execute(spoil)
-                except sqlite3.Error:
-                    continue
-                if db.total_changes > before or spoil.startswith("DROP"):
-                    self.notes.append(f"wrong values: {spoil}")
-                    if spoil.startswith("DROP") and self.cell.artifact == "store":
-                        # SQLite zeroes a dropped table's pages: what only the store held
-                        # (after the last copy, when killed) is gone with them
-                        self.must = {g.gid: min(len(g.lines), self.base.copied.get(g.gid, 0))
-                                     for g in self.base.games}
-                    return
+            return bool(db.execute("PRAGMA quick_check").fetchone()[0] == "ok")
         finally:
             db.close()
-        raise AssertionError(f"no spoil changed {path}")
-
-    def damage_rows(self) -> None:
-        """The fault in a checkpoint row or the dice audit's rows, in place."""
-        fault = self.cell.fault
-        table, column = (("checkpoints", "state") if self.cell.artifact == "checkpoint"
-                         else ("rolls", "lines"))
-        db = sqlite3.connect(self.state / STORE, isolation_level=None)
-        try:
-            keys = db.execute(f"SELECT game, {'seq' if table == 'checkpoints' else 'n'} FROM {table}").fetchall()
-            assert keys, f"the baseline has no {table}"
-            key = "seq" if table == "checkpoints" else "n"
-            where = f"game = ? AND {key} = ?"
-            chosen = keys if table == "rolls" and fault != "bitflips" else [self.rng.choice(keys)]
-            spoiled: set[str] = set()
-            for row in chosen:
-                if fault == "missing":
-                    db.execute(f"DELETE FROM {table} WHERE {where}", row)
-                elif fault == "empty":
-                    db.execute(f"UPDATE {table} SET {column} = '' WHERE {where}", row)
-                elif fault == "truncated":
-                    db.execute(f"UPDATE {table} SET {column} = substr({column}, 1,"
-                               f" length({column}) / 2) WHERE {where}", row)
-                elif fault == "bitflips":
-                    raw = db.execute(f"SELECT CAST({column} AS BLOB) FROM {table} WHERE {where}",
-                                     row).fetchone()[0]
-                    flipped = bytearray(raw)
-                    at = self.rng.randrange(len(flipped) * 8)
-                    flipped[at // 8] ^= 1 << (at % 8)
-                    if table == "rolls":  # still text: a roll to every reader (an undone one)
-                        self.unread = utf8(bytes(flipped))
-                    db.execute(f"UPDATE {table} SET {column} = CAST(? AS TEXT) WHERE {where}",
-                               (bytes(flipped), *row))
-                elif fault == "wrong":
-                    spoil = self.rng.choice(
-                        [f"{column} = 7", f"{column} = x'ff00'", "engine = 'other 1'",
-                         f"{key} = {key} + 1000"] if table == "checkpoints" else
-                        [f"{column} = 7", f"{column} = x'ff00'", "seq = -4", "again = 9",
-                         "seq = 'x'", f"{column} = 'Ann pick move-99'"])
-                    try:
-                        db.execute(f"UPDATE {table} SET {spoil} WHERE {where}", row)
-                        spoiled.add(spoil)
-                    except sqlite3.IntegrityError:
-                        pass
-            if spoiled:
-                self.notes.append(f"wrong {table}: {', '.join(sorted(spoiled))}")
-        finally:
-            db.close()
-
-    def hold(self) -> Callable[[], None] | None:
-        """A second process holds the artifact."""
-        from tests.harness import Tty
-
-        name = self.cell.artifact
-        if name == "statedir":  # a second companion, running on the directory
-            first = Daemon(self, [])
-            outcome = first.wait_ready()
-            if not outcome.reached:
-                self.violation(f"the first daemon did not start: {outcome.said}")
-                return None
-            self.holder = first
-            self.first_tty, self.tty = self.tty, Tty(self.work / "console-2")
-            self.tty.plug()  # the second one's starts talk to nobody
-            return self.let_go
-        if name in ("lock", "config"):
-            path = self.state / "companion.lock" if name == "lock" else self.config
-            handle = os.open(path, os.O_RDWR | os.O_CREAT)
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            if name == "lock":
-                os.pwrite(handle, f"{os.getpid()}\n".encode(), 0)
-                os.ftruncate(handle, len(f"{os.getpid()}\n"))
-            self.holder = handle
-            return self.let_go
-        # an SQLite file: a reader in the log, or the write lock held for a while
-        path = self.path() if name not in ("wal", "shm") else self.state / STORE
-        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        if name in ("wal", "shm"):
-            db.execute("BEGIN")
-            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        else:
-            db.execute("BEGIN IMMEDIATE")
-            self.hold_for = HOLD
-        self.holder = db
-        return None
-
-    def let_go(self) -> None:
-        holder, self.holder = self.holder, None
-        if holder is None:
-            return
-        if isinstance(holder, Daemon):
-            holder.stop()
-            self.tty.unplug()
-            self.tty = self.first_tty
-        elif isinstance(holder, int):
-            os.close(holder)
-        else:
-            with contextlib.suppress(sqlite3.Error):
-                holder.execute("ROLLBACK")
-            holder.close()
-
-    def read_only(self) -> Callable[[], None]:
-        """The file system holding the artifact turns read-only (as Linux remounts one
-        after an error): a bind mount of its directory, in this mount namespace."""
-        where = self.config.parent if self.cell.artifact == "config" else self.state
-        self.notes.append(f"{where} mounted read-only")
-        subprocess.run(["mount", "--bind", str(where), str(where)], check=True)
-        subprocess.run(["mount", "-o", "remount,bind,ro", str(where)], check=True)
-        return lambda: subprocess.run(["umount", str(where)], check=True)
+    except sqlite3.DatabaseError:
+        return False
 
 
 def utf8(data: bytes) -> bool:
