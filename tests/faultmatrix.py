@@ -660,7 +660,7 @@ class Faults:
     def replace(self, path: pathlib.Path, kind: str) -> Callable[[], None]:
         from tests.faults import put
 
-        aside = self.work / "aside"
+        aside = path.with_name(f".{path.name}.aside")  # beside it: on its file system
         if path.exists() or path.is_symlink():
             os.replace(path, aside)
         put(kind, path)
