@@ -45,7 +45,17 @@ import time
 from collections.abc import Mapping
 from typing import Literal
 
-from companion.store import BUSY_TIMEOUT_MS, CACHES, Store, primary, quote
+from companion.store import (
+    BUSY_TIMEOUT_MS,
+    CACHES,
+    ENTRY_SUMMED,
+    GAME_SUMMED,
+    WRONG,
+    Store,
+    primary,
+    quote,
+    trust,
+)
 
 log = logging.getLogger(__name__)
 
@@ -306,19 +316,35 @@ def start_changes(base: pathlib.Path, changes: pathlib.Path) -> int:
 
 
 def copies_unreadable(db: sqlite3.Connection) -> str:
-    """Why the copies in a changes file cannot all be restored ("" when they can): the
-    numbers that say which copy holds what (each copy's number and where it reached in the
-    store's sequence, each game's first entry copied) must be whole numbers. Restoring
-    stops at the first copy that cannot be read (salvage.replay_changes)."""
+    """Why the copies in a changes file cannot all be restored as written ("" when they
+    can): the numbers that say which copy holds what (each copy's number and where it
+    reached in the store's sequence, each game's first entry copied) must be whole
+    numbers, and the games' rows and entries must match their checksums. Restoring stops
+    at the first copy that cannot be read (salvage.replay_changes), and passes over a row
+    that is not as written."""
     try:
         bad = db.execute(
             "SELECT (SELECT count(*) FROM backup_copy WHERE typeof(copy) != 'integer'"
             " OR typeof(touched) != 'integer') + (SELECT count(*) FROM backup_game WHERE"
             " typeof(copy) != 'integer' OR typeof(game) != 'integer' OR (since IS NOT NULL"
             " AND (typeof(since) != 'integer' OR since < 1)))").fetchone()[0]
-    except sqlite3.DatabaseError as err:
+        if bad:
+            return f"{bad} of its copies' numbers are not whole numbers"
+        for table, summed in ((GAMES_TABLE, GAME_SUMMED), ("entries", ENTRY_SUMMED)):
+            names = columns(db, "main", table)
+            if "crc" not in names:
+                continue
+            db.text_factory = bytes  # summed as stored, whatever a flipped bit made of the text
+            try:
+                rows = db.execute(f"SELECT {', '.join(map(quote, names))} FROM {quote(table)}")
+                wrong = sum(trust(dict(zip(names, row, strict=True)), summed) == WRONG for row in rows)
+            finally:
+                db.text_factory = str
+            if wrong:
+                return f"{wrong} of its copied {table} rows are not as they were written"
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as err:
         return str(err)
-    return f"{bad} of its copies' numbers are not whole numbers" if bad else ""
+    return ""
 
 
 def sequence_reached(base: pathlib.Path) -> int:
@@ -432,7 +458,7 @@ class Backups:
             self.wanted = False
             changed, self.pending = self.pending, {}
         try:
-            if not self.looked:  # a copy that cannot be restored from is no copy: a whole one
+            if not self.looked:  # copies that cannot be restored from are none: a whole one
                 self.looked = True
                 self.rebase = self.rebase or not newest_restorable(self.store)
             made = make_copy(self.store, changed, self.keep, self.rebase)
@@ -450,24 +476,33 @@ class Backups:
 
 
 def newest_restorable(store: str | pathlib.Path) -> bool:
-    """Whether the newest whole copy (if any) is one salvage could restore from: an SQLite
-    file that SQLite's quick check finds sound (read as it is: immutable, nothing written
-    beside it). Its changes are not read: one that cannot be read ends what is restored,
-    and the next copy after it starts a new whole one (:func:`make_copy`)."""
+    """Whether the newest whole copy (if any) and the copies made since it are what
+    salvage could restore from: an SQLite file that SQLite's quick check finds sound, and
+    changes whose every copy can be read (:func:`copies_unreadable`; restoring stops at
+    the first that cannot, and every copy after it would be of no use). Both are read as
+    they are (immutable: nothing is written beside them)."""
     bases = copies(store)
     if not bases:
         return True
+    changes = changes_of(bases[0])
     try:
         with open(bases[0], "rb") as handle:
             if handle.read(16) != b"SQLite format 3\0":  # empty (SQLite would read no tables)
                 return False
-        db = sqlite3.connect(f"{bases[0].resolve().as_uri()}?mode=ro&immutable=1", uri=True)
-        try:
-            return bool(db.execute("PRAGMA quick_check").fetchone()[0] == "ok")
-        finally:
-            db.close()
+        for path in (bases[0], changes):
+            if path is changes and not regular(changes):
+                continue  # none yet (the next copy starts them)
+            db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+            try:
+                if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                    return False
+                if path is changes and copies_unreadable(db):
+                    return False
+            finally:
+                db.close()
     except (OSError, sqlite3.DatabaseError, UnicodeDecodeError):
         return False
+    return True
 
 
 def earliest(known: int | None, since: int | None) -> int | None:

@@ -682,6 +682,7 @@ class Lane(Faults):
                 self.tally.lost += need - same
                 self.problem(f"game {game.gid}: {need - same} acknowledged entries lost "
                              f"({len(game.lines)} acknowledged, {same} stored as they were)")
+                self.keep_evidence()
             elif same < len(game.lines):
                 self.tally.excused += len(game.lines) - same
             extra = lines[same:]
@@ -689,6 +690,12 @@ class Lane(Faults):
                 self.problem(f"game {game.gid}: stored lines never acknowledged: {extra[:3]}")
             game.lines[:] = lines  # the truth from here on
         self.must = {g.gid: len(g.lines) for g in self.games}
+
+    def keep_evidence(self) -> None:
+        """The state directory as the loss found it, beside the lane (off its tmpfs)."""
+        with contextlib.suppress(OSError, shutil.Error):
+            shutil.copytree(self.state, self.work / f"evidence-{self.round_number}", symlinks=True)
+            shutil.copy(self.log, self.work / f"evidence-{self.round_number}" / "daemon.stderr")
 
     def check_resumed(self) -> None:
         from companion.record import summary

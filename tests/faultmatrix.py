@@ -1255,8 +1255,9 @@ class CellRun(Faults):
                 self.violation(f"game {game.gid}: lines never acknowledged: {extra[:3]}")
 
 def restorable(state: pathlib.Path) -> bool:
-    """Whether the newest whole copy in ``state`` (the highest ``backup-N``, if any) is an
-    SQLite file that SQLite's quick check finds sound (read as it is)."""
+    """Whether the newest whole copy in ``state`` (the highest ``backup-N``, if any) and
+    the copies in its changes can all be restored from: SQLite files that SQLite's quick
+    check finds sound (read as they are), the changes' numbers whole numbers."""
     numbered = [(int(p.name.rsplit("-", 1)[1]), p) for p in state.glob(f"{STORE}.backup-*")
                 if p.name.rsplit("-", 1)[1].isdigit() and p.is_file()]
     if not numbered:
@@ -1264,14 +1265,26 @@ def restorable(state: pathlib.Path) -> bool:
     newest = max(numbered)[1]
     if newest.read_bytes()[:16] != b"SQLite format 3\0":
         return False
+    changes = newest.with_name(newest.name + ".changes")
+    checks = ["SELECT 0"] if not changes.is_file() else [
+        "SELECT count(*) FROM backup_copy WHERE typeof(copy) != 'integer' OR typeof(touched) != 'integer'",
+        "SELECT count(*) FROM backup_game WHERE typeof(copy) != 'integer' OR typeof(game) != 'integer'"
+        " OR (since IS NOT NULL AND (typeof(since) != 'integer' OR since < 1))"]
     try:
-        db = sqlite3.connect(f"{newest.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
-        try:
-            return bool(db.execute("PRAGMA quick_check").fetchone()[0] == "ok")
-        finally:
-            db.close()
+        for path, queries in ((newest, ["SELECT 0"]), (changes, checks)):
+            if not path.is_file():
+                continue
+            db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+            try:
+                if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
+                    return False
+                if any(db.execute(query).fetchone()[0] for query in queries):
+                    return False
+            finally:
+                db.close()
     except sqlite3.DatabaseError:
         return False
+    return True
 
 
 def utf8(data: bytes) -> bool:
