@@ -426,10 +426,14 @@ class Backups:
         self.wake.set()
 
     def start(self) -> None:
+        """Start the worker, and ask it for a copy at once: it checks that the copies can
+        be restored from (a whole copy if not), and copies whatever the store holds beyond
+        them (the entries of a run that a power cut ended before its next copy: the
+        changes since the copies are found by the store's sequence); when the copies are
+        sound and up to date it writes nothing."""
         self.thread = threading.Thread(target=self._work, name="backups", daemon=True)
         self.thread.start()
-        if self.rebase:
-            self.request()
+        self.request()
 
     def stop(self) -> None:
         """Finish the copy under way; make a last one if anything changed since."""

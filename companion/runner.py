@@ -264,7 +264,9 @@ def open_games(output: Output, directory: pathlib.Path, store_file: str,
         prepare(directory, store_file)
         stack.callback(os.close, hold(directory))
         try:
-            return open_store(store_file)  # waits for a lock; sets a damaged file aside
+            # waits for another program's lock (saying so); sets a damaged file aside
+            return open_store(store_file, waiting=lambda: output.show(fault_frame(
+                "Waiting: another program is using the store")))
         except sqlite3.DatabaseError as err:  # full, failing: may pass, so systemd retries
             raise StateUnavailable(f"{store_file}: cannot open the store: "
                                    f"{full_disk(store_file) or err}") from None

@@ -34,7 +34,7 @@ import os
 import pathlib
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,12 +71,14 @@ GAMES_TABLE, ENTRIES_TABLE = "games", "entries"
 Row = dict[str, Any]
 
 
-def open_store(path: str) -> tuple[Store, str]:
-    """The store at ``path``, and a one-line note for the screen ("" when all is well)."""
+def open_store(path: str, waiting: Callable[[], object] | None = None) -> tuple[Store, str]:
+    """The store at ``path``, and a one-line note for the screen ("" when all is well);
+    ``waiting`` is called once if another process's lock has to be waited for (the screen
+    says so, rather than staying dark)."""
     finding = missing_or_hidden(pathlib.Path(path))
     if finding:
         return salvage(path, finding)
-    waiting = False
+    waited = False
     while True:
         store: Store | None = None
         try:
@@ -86,9 +88,11 @@ def open_store(path: str) -> tuple[Store, str]:
             if store is not None:
                 store.close()
             if primary(err) in LOCKED:
-                if not waiting:
+                if not waited:
                     log.warning("store %s is locked by another process: waiting for it", path)
-                waiting = True
+                    if waiting is not None:
+                        waiting()
+                waited = True
                 continue
             # Python's own reading of a stored value (not UTF-8) has no SQLite code: damage
             if primary(err) not in DAMAGED and primary(err) != 0:

@@ -698,17 +698,31 @@ class Lane(Faults):
             shutil.copy(self.log, self.work / f"evidence-{self.round_number}" / "daemon.stderr")
 
     def check_resumed(self) -> None:
-        from companion.record import summary
+        """The game the box resumed (the latest unfinished one, by the store's sequence)
+        is what its stored lines replay to."""
+        from companion.record import replay_text, summary
 
-        game = self.current()
-        if game is None:
+        try:
+            db = sqlite3.connect(f"{(self.state / STORE).resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                row = db.execute("SELECT id FROM games WHERE status = 'playing' ORDER BY touched DESC,"
+                                 " id DESC LIMIT 1").fetchone()
+            finally:
+                db.close()
+        except sqlite3.Error:
             return
+        if row is None:
+            return
+        stored = (self.stored([row[0]]) or {}).get(row[0])
         said = self.ask("state")
-        if said is None or not said.startswith("ok "):
-            return  # a finished game, or the home screen: nothing resumed to compare
-        expected = summary(self.state_of(game))
+        if stored is None or said is None:
+            return
+        if not said.startswith("ok "):
+            self.problem(f"game {row[0]} was not resumed: {said}")
+            return
+        expected = summary(replay_text("\n".join(stored[0] + stored[1]) + "\n"))
         if json.loads(said[3:]) != json.loads(json.dumps(expected)):
-            self.problem(f"the resumed game {game.gid} is not what its lines replay to")
+            self.problem(f"the resumed game {row[0]} is not what its stored lines replay to")
 
     def full_in_play(self) -> None:
         """The disk fills while the box runs: an entry and a key are refused, then taken."""
@@ -935,6 +949,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--minutes", type=float, help="stop after this long, however many faults")
     parser.add_argument("--out", help="also write the report to this file")
+    parser.add_argument("--dir", help="keep the lanes here (their logs, the evidence of a loss)")
     parser.add_argument("--lane", help=argparse.SUPPRESS)
     parser.add_argument("--mounted", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--deadline", type=float, help=argparse.SUPPRESS)
@@ -943,7 +958,8 @@ def main(argv: list[str] | None = None) -> int:
         tally = run_lane(pathlib.Path(args.lane), args.faults, args.seed, args.mounted, args.deadline)
         print(json.dumps(asdict(tally)))
         return 0
-    tally = run(args.faults, args.lanes, args.seed, args.minutes)
+    tally = run(args.faults, args.lanes, args.seed, args.minutes,
+                pathlib.Path(args.dir) if args.dir else None)
     text = report(tally, args.lanes, args.seed, namespace_command() is not None)
     sys.stdout.write(text)
     if args.out:

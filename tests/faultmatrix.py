@@ -744,6 +744,8 @@ class Faults:
             self.wrong_database(path)
         elif name == "wal":  # another store's log: SQLite's checksums say it is not this one's
             other = self.work / "other.sqlite"
+            for stale in (other, pathlib.Path(f"{other}-wal"), pathlib.Path(f"{other}-shm")):
+                stale.unlink(missing_ok=True)
             db = sqlite3.connect(other, isolation_level=None)
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA wal_autocheckpoint = 0")

@@ -25,7 +25,7 @@ from typing import cast
 import pytest
 
 from companion import backup, rawread
-from companion.backup import Backups, backup_files, changes_of, copies, make_copy
+from companion.backup import Backups, backup_files, changes_of, copies, keep_copies, make_copy
 from companion.cli import main
 from companion.config import Config
 from companion.games import GAMES
@@ -819,3 +819,24 @@ def test_a_backup_file_that_is_not_a_file_never_hangs_a_copy_or_a_start(
     store, _ = open_store(path)
     assert kept(store, expected) == 360
     store.close()
+
+
+def test_a_start_copies_what_a_power_cut_left_in_no_copy(tmp_path: pathlib.Path) -> None:
+    """Entries played after the last copy of a run that the power ended are copied when the
+    next run starts, so a clean stop with nothing played since leaves copies that hold
+    every game (the chaos run found a store emptied after such a stop)."""
+    path = str(tmp_path / "companion.sqlite")
+    header, lines = scripts()[0]
+    store = Store(path)
+    backups = Backups(path)
+    store.after_commit = backups.changed
+    session = Session.new(store, header)
+    backups.run_due()  # the copy at the game's start
+    for line in lines[:10]:
+        session.play([line])  # fewer than the copies' EVERY: none due yet
+    store.db.close()  # the power goes: no last copy
+    store = Store(path)
+    keep_copies(store).stop()  # a run that plays nothing, stopped cleanly
+    store.close()
+    copy = restored(pathlib.Path(path))
+    assert copy is not None and len([key for key in copy.entries if key[0] == session.gid]) == 10
