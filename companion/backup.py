@@ -358,7 +358,7 @@ def sequence_reached(base: pathlib.Path) -> int:
                                  " WHERE typeof(touched) = 'integer'").fetchone()[0]
         finally:
             db.close()
-    except sqlite3.DatabaseError:
+    except (sqlite3.DatabaseError, UnicodeDecodeError):  # a garbled schema or message
         return 0
     return reached if isinstance(reached, int) else 0
 
@@ -408,6 +408,8 @@ class Backups:
         self.thread: threading.Thread | None = None
         #: Whether this process has looked at the newest whole copy yet (its first copy does)
         self.looked = False
+        #: Whether this process has made a copy yet: before, what changed is not all known
+        self.caught_up = False
 
     def changed(self, gid: int, since: int | None, milestone: bool) -> None:
         """One committed change to game ``gid`` from entry ``since`` (None: its row only)
@@ -465,13 +467,19 @@ class Backups:
             if not self.looked:  # copies that cannot be restored from are none: a whole one
                 self.looked = True
                 self.rebase = self.rebase or not newest_restorable(self.store)
-            made = make_copy(self.store, changed, self.keep, self.rebase)
-        except (OSError, sqlite3.Error) as err:
+            # Until this process has made a copy, what changed before it started is not
+            # known (a run the power ended after its last copy): every game changed since
+            # the copies is copied from its first entry.
+            made = make_copy(self.store, changed if self.caught_up else {}, self.keep, self.rebase)
+        except Exception as err:  # full, failing, locked, or copies a flipped bit garbled:
+            # the copies must outlive any of it (the worker would end, and no copy be made)
             with self.lock:  # not copied: still to be copied next time
                 for gid, since in changed.items():
                     self.pending[gid] = earliest(self.pending.get(gid, since), since)
-            log.error("store copy failed (%s); the store itself is unchanged", err)
+            log.error("store copy failed (%s: %s); the store itself is unchanged",
+                      type(err).__name__, err)
             return None
+        self.caught_up = True
         self.rebase = False
         if made is not None:
             log.info("store copied to %s", made.name)

@@ -56,7 +56,7 @@ from companion.phone import PhoneView
 from companion.record import Header, Replayed, format_record, replay_text
 from companion.session import Session
 from companion.statedir import STORE_FILE
-from companion.store import Store
+from companion.store import Store, sum_all
 from companion.ui.app import App
 from companion.ui.driver import Driver
 from companion.web.server import MAX_PAGES
@@ -686,6 +686,7 @@ def games_store(path: pathlib.Path, records: list[Replayed], games: int) -> None
                        + " FROM games WHERE id <= ?", (offset[0], offset[1], more))
             db.execute("INSERT INTO entries (game, seq, lines, rolled) SELECT game + ?, seq,"
                        " lines, rolled FROM entries WHERE game <= ?", (offset[0], more))
+        sum_all(db)  # the rows as they now are: copied under new numbers, and over
     store.close()
 
 

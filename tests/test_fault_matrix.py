@@ -1,9 +1,10 @@
 """The fault matrix in the suite (the machinery and its invariants: tests/faultmatrix.py).
 
-The suite runs a covering sample of the cells: every stored artifact, every kind of fault
-and both baselines at least once, each cell through every way in. The sample is drawn by a
-seed (24 unless ``COMPANION_MATRIX_SEED`` says otherwise) and printed in pytest's header,
-so a failure is run again with the same seed, or alone:
+The suite runs a covering sample of the cells: each cell that found a fault (its test, with
+the seed that found it), then every stored artifact, every kind of fault and both
+baselines at least once, each cell through every way in. The sample is drawn by a seed (24
+unless ``COMPANION_MATRIX_SEED`` says otherwise) and printed in pytest's header, so a
+failure is run again with the same seed, or alone:
 
     python -m tests.faultmatrix store-bitflips-killed --seed 24
 
@@ -21,6 +22,7 @@ from tests.faultmatrix import (
     ARTIFACTS,
     BASELINES,
     FAULTS,
+    FOUND,
     Baseline,
     Cell,
     applies,
@@ -55,7 +57,7 @@ def baselines(tmp_path_factory: pytest.TempPathFactory) -> dict[str, pathlib.Pat
 @pytest.mark.parametrize("cell", CELLS, ids=lambda cell: cell.id)
 def test_no_fault_loses_an_entry_crash_loops_or_goes_unnamed(
         cell: Cell, baselines: dict[str, pathlib.Path], tmp_path: pathlib.Path) -> None:
-    found = run_cell(cell, baselines[cell.baseline], tmp_path / "cell", SEED)
+    found = run_cell(cell, baselines[cell.baseline], tmp_path / "cell", FOUND.get(cell.id, SEED))
     if found.skipped:
         pytest.skip(found.skipped)
     assert not found.violations, found.report()
