@@ -83,7 +83,7 @@ def open_store(path: str, waiting: Callable[[], object] | None = None) -> tuple[
         store: Store | None = None
         try:
             store = Store(path)
-            finding = store.check() or store.unreadable() or behind_copies(store.db, path)
+            finding = store.check() or store.unreadable() or behind_copies(store, path)
         except sqlite3.DatabaseError as err:
             if store is not None:
                 store.close()
@@ -108,7 +108,7 @@ def open_store(path: str, waiting: Callable[[], object] | None = None) -> tuple[
         return salvage(path, finding)
 
 
-def behind_copies(db: sqlite3.Connection, path: str) -> str:
+def behind_copies(store: Store, path: str) -> str:
     """Why a store that opens is behind its own copies ("" when it is not): the copies are
     made from the store, so a store whose sequence (``touched``: every change takes its
     next number) is below theirs has lost changes since (its log gone, emptied, cut short
@@ -117,7 +117,7 @@ def behind_copies(db: sqlite3.Connection, path: str) -> str:
     reached = sequence_reached(bases[0]) if bases else 0
     if not reached:
         return ""
-    now = db.execute("SELECT coalesce(max(touched), 0) FROM games").fetchone()[0]
+    now = store.reached()
     if isinstance(now, int) and now >= reached:
         return ""
     return (f"the store is behind its copies (its changes reach {now} of the {reached} "

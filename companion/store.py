@@ -631,6 +631,11 @@ class Store:
         """Every stored game's number, in the order they were made."""
         return [gid for (gid,) in self.db.execute("SELECT id FROM games ORDER BY id")]
 
+    def reached(self) -> object:
+        """How far the store-wide sequence reached (the greatest ``touched``; 0 with no
+        games). An int unless a damaged value makes it another kind: the caller judges."""
+        return self.db.execute("SELECT coalesce(max(touched), 0) FROM games").fetchone()[0]
+
     def touched(self) -> dict[int, int]:
         """Each game's place in the order of changes (``touched``), by its number: a game
         whose place moved has changed since it was last read."""

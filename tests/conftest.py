@@ -37,7 +37,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_report_header(config: pytest.Config) -> str:
     """The fault matrix's seed and sample, so that a failing cell can be run again."""
-    from tests.test_fault_matrix import describe
+    from tests.faultmatrix import describe
 
     return describe()
 

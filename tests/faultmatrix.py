@@ -272,6 +272,23 @@ def sample(seed: int) -> list[Cell]:
     return chosen
 
 
+#: The suite's sample: drawn by this seed (``COMPANION_MATRIX_SEED``), or every cell
+#: (``COMPANION_MATRIX=full``).
+SUITE_SEED = int(os.environ.get("COMPANION_MATRIX_SEED", "24"))
+SUITE_FULL = os.environ.get("COMPANION_MATRIX") == "full"
+
+
+def suite_cells() -> list[Cell]:
+    """The cells the suite runs (tests/test_fault_matrix.py)."""
+    return product() if SUITE_FULL else sample(SUITE_SEED)
+
+
+def describe() -> str:
+    """The line pytest prints in its header (conftest.py), so a failing cell can be run again."""
+    return (f"fault matrix: seed {SUITE_SEED}, {len(suite_cells())} of {len(product())} cells"
+            f"{'' if SUITE_FULL else ' (COMPANION_MATRIX=full for all)'}")
+
+
 def covers(cell: Cell) -> set[tuple[str, str]]:
     return {("artifact", cell.artifact), ("fault", cell.fault), ("baseline", cell.baseline)}
 

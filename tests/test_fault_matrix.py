@@ -13,7 +13,6 @@ failure is run again with the same seed, or alone:
 
 from __future__ import annotations
 
-import os
 import pathlib
 
 import pytest
@@ -23,6 +22,7 @@ from tests.faultmatrix import (
     BASELINES,
     FAULTS,
     FOUND,
+    SUITE_SEED,
     Baseline,
     Cell,
     applies,
@@ -30,17 +30,11 @@ from tests.faultmatrix import (
     product,
     run_cell,
     sample,
+    suite_cells,
 )
 
-SEED = int(os.environ.get("COMPANION_MATRIX_SEED", "24"))
-FULL = os.environ.get("COMPANION_MATRIX") == "full"
-CELLS = product() if FULL else sample(SEED)
-
-
-def describe() -> str:
-    """The line pytest prints in its header (conftest.py)."""
-    return (f"fault matrix: seed {SEED}, {len(CELLS)} of {len(product())} cells"
-            f"{'' if FULL else ' (COMPANION_MATRIX=full for all)'}")
+SEED = SUITE_SEED
+CELLS = suite_cells()
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import urllib.parse
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from companion.backup import copies
+from companion.backup import CHANGES, changes_of, copies, copies_unreadable, numbered, regular
 from companion.config import Config, load, read_settings, settings_path
 from companion.doctor.boot import claimed, config_txt, dtparams
 from companion.doctor.findings import EXAMPLE_FLAGS, FAIL, OK, WARN, Finding, fix
@@ -23,8 +23,9 @@ from companion.exc import ConfigError, DisplayError
 from companion.io.base import Claim
 from companion.io.pins import claims_of, clashes, display_claims
 from companion.phone import STATE_FILE, read_choice
+from companion.salvage import behind_copies, missing_or_hidden
 from companion.smallfile import file_kind
-from companion.statedir import COMPANIONS, examine, locate, not_a_file, not_a_store
+from companion.statedir import COMPANIONS, LOCK_FILE, SQLITE_MAGIC, examine, locate, not_a_file
 from companion.store import Store
 
 SERVICE = "companion"
@@ -391,6 +392,14 @@ class Doctor:
                 said = str(err).replace(str(real), directory)
                 yield Finding(WARN, "state", f"{said}: set aside at the next start",
                               fix("convenience-damaged"))
+        lock = real / LOCK_FILE  # what run takes before it opens the store (statedir.hold)
+        problem = not_a_file(str(lock))
+        if not problem and self.state is not None and lock.exists() and \
+                not os.access(lock, os.R_OK | os.W_OK):
+            problem = "cannot be read and written by this user"
+        if problem:
+            shown = f"{directory.rstrip('/')}/{LOCK_FILE}"
+            yield Finding(FAIL, "state", f"{shown} {problem}", fix("lock-path", path=shown))
 
     # --- the store ---
 
@@ -407,22 +416,26 @@ class Doctor:
                 yield Finding(FAIL, "store", f"{path}{suffix} {problem}",
                               fix("store-path", path=path + suffix))
                 return
-        if not os.path.exists(real):
+        # What the companion would take for damage at its start: a main file missing or
+        # empty beside its log or copies, not SQLite's, or a log hiding committed changes.
+        problem = missing_or_hidden(pathlib.Path(real))
+        if not os.path.exists(real) and not problem:
             yield Finding(OK, "store", f"no store yet at {path} (made at the first start)")
             return
-        problem = not_a_store(real)
         if not problem:
-            yield self.integrity(path, real)
+            yield from self.integrity(path, real)
         elif copies(real) or os.path.exists(f"{real}-wal"):
             yield Finding(FAIL, "store", f"{path}: {problem}", fix("store-damaged"))
         else:  # nothing was ever kept there: the first start makes the store in its place
             yield Finding(WARN, "store", f"{path}: {problem}, and there is no copy of it",
                           fix("store-damaged"))
         yield self.space(directory)
-        yield self.backups(path, real)
+        yield from self.backups(path, real)
 
-    def integrity(self, path: str, real: str) -> Finding:
-        """SQLite's integrity check, then the checkpoints' own digests (a cache: warn)."""
+    def integrity(self, path: str, real: str) -> Iterator[Finding]:
+        """SQLite's integrity check, every stored value read as the companion reads it, the
+        store against its copies; then what only caches or tells (warn): the checkpoints'
+        own digests, the dice audit's rows."""
         # Read-only, and nothing left behind: a store closed cleanly has no -wal, and a
         # read-only connection would create -wal and -shm beside it and leave them; opened
         # as immutable it reads the one file as it is. A running store's log is read as usual.
@@ -432,20 +445,31 @@ class Doctor:
                 f"file:{urllib.parse.quote(name)}?mode=ro{immutable}", uri=True))
             try:
                 rows = store.integrity()
-                damaged = store.damaged_checkpoints() if rows == ["ok"] else 0
+                sound = rows == ["ok"]
+                damage = (store.unreadable() or behind_copies(store, real)) if sound else ""
+                damaged = store.damaged_checkpoints() if sound else 0
+                rolls = store.damaged_rolls() if sound else 0
             finally:
                 store.close(fold_log=False)
         except sqlite3.DatabaseError as err:
             if "unable to open" in str(err) or "readonly" in str(err):
-                return Finding(WARN, "store", f"cannot open {path} ({err})", fix("sudo"))
-            return Finding(FAIL, "store", f"{path} is damaged ({err})", fix("store-damaged"))
+                yield Finding(WARN, "store", f"cannot open {path} ({err})", fix("sudo"))
+            else:
+                yield Finding(FAIL, "store", f"{path} is damaged ({err})", fix("store-damaged"))
+            return
         result = "; ".join(rows[:3])
         if result != "ok":
-            return Finding(FAIL, "store", f"{path} integrity_check: {result}", fix("store-damaged"))
-        if damaged:
-            return Finding(WARN, "store", f"{path} opens; integrity_check ok; {damaged} damaged "
-                           f"checkpoint{'s' if damaged > 1 else ''}", fix("checkpoint-damaged"))
-        return Finding(OK, "store", f"{path} opens; integrity_check ok")
+            yield Finding(FAIL, "store", f"{path} integrity_check: {result}", fix("store-damaged"))
+        elif damage:
+            yield Finding(FAIL, "store", f"{path} is damaged: {damage}", fix("store-damaged"))
+        elif damaged:
+            yield Finding(WARN, "store", f"{path} opens; integrity_check ok; {damaged} damaged "
+                          f"checkpoint{'s' if damaged > 1 else ''}", fix("checkpoint-damaged"))
+        else:
+            yield Finding(OK, "store", f"{path} opens; integrity_check ok")
+        if rolls:
+            yield Finding(WARN, "store", f"{path}: {rolls} dice-audit row{'s' if rolls > 1 else ''} "
+                          "cannot be read", fix("audit-damaged"))
 
     def space(self, directory: str) -> Finding:
         free = self.machine.free(directory)
@@ -456,25 +480,38 @@ class Doctor:
             return Finding(WARN, "store", said, fix("disk"))
         return Finding(OK, "store", said)
 
-    def backups(self, path: str, real: str) -> Finding:
+    def backups(self, path: str, real: str) -> Iterator[Finding]:
         """Backups the store keeps beside itself: any file named after it with "backup" in
-        its name, here or in a ``backups`` folder (whatever the store's own naming)."""
+        its name, here or in a ``backups`` folder (whatever the store's own naming), and
+        a warning for each of the companion's own copies (companion/backup.py) that it
+        could not restore from (not a file, not readable, damaged): it is passed over."""
         name = os.path.basename(real)
         stem = name.rsplit(".", 1)[0]
         here = os.path.dirname(real)
-        found: list[str] = []
+        for base in (base for _, base in numbered(pathlib.Path(real))):
+            for copy in (base, changes_of(base)):
+                problem = (not_a_file(str(copy)) or copy_damage(copy)) if os.path.lexists(copy) else ""
+                if problem:
+                    shown = os.path.join(os.path.dirname(path), copy.name)
+                    yield Finding(WARN, "store", f"backup {shown} {problem}", fix("backup-damaged"))
+        found: list[tuple[float, str]] = []
         for folder, named in ((here, True), (os.path.join(here, "backups"), False)):
             try:
-                found += [os.path.join(folder, f) for f in os.listdir(folder)
-                          if not named or (f != name and f.startswith(stem) and "backup" in f.lower())]
+                names = os.listdir(folder)
             except OSError:
                 continue
+            for file in names:
+                full = os.path.join(folder, file)
+                if (not named or (file != name and file.startswith(stem) and "backup" in file.lower())) \
+                        and regular(pathlib.Path(full)):
+                    found.append((os.stat(full).st_mtime, file))
         if not found:
-            return Finding(OK, "store", "no backups yet")
-        newest = max(found, key=os.path.getmtime)
-        stamp = time.strftime("%Y-%m-%d %H:%M", time.localtime(os.path.getmtime(newest)))
+            yield Finding(OK, "store", "no backups yet")
+            return
+        stamp, newest = max(found)
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp))
         count = f"{len(found)} backup{'s' if len(found) > 1 else ''}"
-        return Finding(OK, "store", f"{count}, newest {os.path.basename(newest)} ({stamp})")
+        yield Finding(OK, "store", f"{count}, newest {newest} ({when})")
 
     # --- the service ---
 
@@ -624,3 +661,34 @@ def numbers(version: str) -> tuple[int, ...]:
 
 def diagnose(machine: Machine, config_file: str | None, state: str | None) -> list[Finding]:
     return list(Doctor(machine, config_file, state).findings())
+
+
+def copy_damage(file: pathlib.Path) -> str:
+    """Why the companion could not restore from one of its backup files ("" when it can):
+    empty, not SQLite's, or damaged as SQLite's quick check finds (read-only and as
+    immutable, so nothing is written beside it)."""
+    try:
+        with open(file, "rb") as handle:
+            start = handle.read(len(SQLITE_MAGIC))
+    except OSError as err:
+        return f"cannot be read: {err.strerror}"
+    if start != SQLITE_MAGIC:
+        return "is empty (0 bytes)" if not start else "is not an SQLite file"
+    uri = f"file:{urllib.parse.quote(str(file))}?mode=ro&immutable=1"
+    try:
+        db = sqlite3.connect(uri, uri=True)
+        try:
+            found = [str(row[0]) for row in db.execute("PRAGMA quick_check")]
+            if found == ["ok"] and file.name.endswith(CHANGES):
+                found = [copies_unreadable(db)] if copies_unreadable(db) else found
+        finally:
+            db.close()
+        if found == ["ok"] and not file.name.endswith(CHANGES):  # a whole copy: a store
+            copy = Store(str(file), connect=lambda _: sqlite3.connect(uri, uri=True))
+            try:
+                found = [copy.unreadable() or "ok"]
+            finally:
+                copy.close(fold_log=False)
+    except sqlite3.DatabaseError as err:
+        return f"is damaged ({err})"
+    return "" if found == ["ok"] else f"is damaged ({'; '.join(found[:2])})"

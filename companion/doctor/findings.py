@@ -56,6 +56,12 @@ FIXES = {
                      "and its games carried over)",
     "store-path": "move {path} away (it is not a file), or set [store] path to a file in "
                   "/etc/companion/companion.toml; then sudo systemctl restart companion",
+    "backup-damaged": "none needed: the store is sound, and the companion makes a new whole "
+                      "copy once this one is the newest it cannot read (it is kept, never "
+                      "read as sound)",
+    "lock-path": "move {path} away: the companion makes its lock file again at its next start",
+    "audit-damaged": "none needed: the audit only says which device rolls were made; a row "
+                     "that cannot be read is left out of exports and the phone view",
     "checkpoint-damaged": "none needed: a checkpoint only saves time, and the companion drops "
                           "a damaged one and replays the record when its game is next opened",
     "disk": "sudo apt clean && sudo journalctl --vacuum-size=20M",
