@@ -309,7 +309,9 @@ class Lane(Faults):
 
     def problem(self, text: str) -> None:
         self.round_problems += 1
-        self.tally.problems.append(f"round {self.round_number} ({self.cell.id}): {text}")
+        said = f"round {self.round_number} ({self.cell.id}): {text}"
+        self.tally.problems.append(said)
+        print(f"lane {self.seed}: problem: {said}", file=sys.stderr, flush=True)
 
     # --- playing ---
 
@@ -868,9 +870,14 @@ def run_lane(top: pathlib.Path, faults: int, seed: int, mounted: bool, deadline:
 
                 lane.problem(f"the lane itself failed: {traceback.format_exc()[-1500:]}")
                 lane.recover()
-            if number % 100 == 0:
-                print(f"lane {seed}: {lane.tally.faults} faults, {len(lane.tally.problems)} problems, "
-                      f"{time.monotonic() - lane.started:.0f}s", file=sys.stderr, flush=True)
+            if number % 20 == 0:  # the figures so far: a long run can be read as it goes
+                tally = lane.tally
+                print(f"lane {seed}: {tally.faults} faults ({tally.survived} survived), "
+                      f"{tally.lost} lost ({tally.excused} excused) of {tally.acknowledged} "
+                      f"acknowledged, longest dark {tally.longest_dark:.1f}s, "
+                      f"{tally.crash_loops} crash loops, {tally.tracebacks} tracebacks, "
+                      f"{len(tally.problems)} problems, {time.monotonic() - lane.started:.0f}s",
+                      file=sys.stderr, flush=True)
     finally:
         lane.finish()
     return lane.tally

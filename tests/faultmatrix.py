@@ -360,7 +360,7 @@ def build_baseline(top: pathlib.Path, kind: str) -> Baseline:
     start and end and every 100 changes), then leave the files in ``top/state`` as a clean
     stop or a power cut would."""
     from companion.backup import Backups
-    from companion.config import ScreenConfig, save_settings
+    from companion.config import Config, ScreenConfig, save_settings
     from companion.games.base import Line
     from companion.record import replay_header
     from companion.session import Session
@@ -400,7 +400,8 @@ def build_baseline(top: pathlib.Path, kind: str) -> Baseline:
     session.play([Line.parse(rest[len(games[-1].lines)])], rolled=True)
     session.undo()
     games[-1].undone.append(rest[len(games[-1].lines)])
-    save_settings(ScreenConfig(dim_after=45.0, blank_after=900.0, rolls="one-by-one"), live)
+    save_settings(Config(screen=ScreenConfig(dim_after=45.0, blank_after=900.0, rolls="one-by-one"),
+                         remembered=("Ann", "Bob", "Cy")), live)
     phone = live / "phone.json"
     phone.write_text(json.dumps({"enabled": True, "token": TOKEN}))
     phone.chmod(0o600)
@@ -765,7 +766,9 @@ class Faults:
         if name == "settings":
             value = rng.choice([{"screen": 5}, {"screen": [1]}, [], "settings",
                                 {"screen": {"dim_after": "soon"}}, {"screen": {"rolls": 3}},
-                                {"screen": {"dim_after": 1e308}}])
+                                {"screen": {"dim_after": 1e308}}, {"names": 5},
+                                {"names": ["Ann", 3]}, {"names": ["x" * 5000] * 50},
+                                {"names": ["#", "Ann Ann", ""]}])
             path.write_text(json.dumps(value))
         elif name == "phone":
             value = rng.choice([{"enabled": "false", "token": TOKEN}, {"enabled": True, "token": 5},
