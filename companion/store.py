@@ -398,9 +398,16 @@ class Store:
                        (gid, seq, shown))
 
     def reveal(self, gid: int) -> tuple[int, int] | None:
-        """The entry whose roll was being shown one by one, and how many of its lines were."""
+        """The entry whose roll was being shown one by one, and how many of its lines were;
+        None when none is, or the row is not two whole numbers in range (a cache: a flipped
+        bit costs only where the table had got to)."""
         row = self.db.execute("SELECT seq, shown FROM reveals WHERE game = ?", (gid,)).fetchone()
-        return None if row is None else (int(row[0]), int(row[1]))
+        return None if row is None else _reveal(row[0], row[1])
+
+    def damaged_reveals(self) -> int:
+        """How many rows of where a roll was being shown cannot be read (see :meth:`reveal`)."""
+        return sum(_reveal(seq, shown) is None for seq, shown in self.db.execute(
+            "SELECT seq, shown FROM reveals"))
 
     def _committed(self, gid: int, since: int | None, milestone: bool) -> None:
         if self.after_commit is not None:
@@ -839,6 +846,17 @@ def text_or_bytes(raw: bytes) -> str | bytes:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         return raw
+
+
+def _reveal(seq: object, shown: object) -> tuple[int, int] | None:
+    """A reveals row as (entry, lines shown), or None when it is not two whole numbers in range.
+
+    >>> _reveal(4, 2), _reveal("x", 2), _reveal(4, -1), _reveal(4, 2.0)
+    ((4, 2), None, None, None)
+    """
+    if type(seq) is not int or type(shown) is not int or seq < 1 or shown < 0:
+        return None
+    return seq, shown
 
 
 def _made_roll(n: object, seq: object, raw: object, again: object, kind: object) -> MadeRoll | None:

@@ -61,6 +61,7 @@ from tests.faultmatrix import (
     PYTHON,
     RETRIES,
     ROOT,
+    ROW_TABLES,
     STORE,
     TRACEBACK,
     Cell,
@@ -466,7 +467,7 @@ class Lane(Faults):
         self.tally.kinds[self.cell.fault] = self.tally.kinds.get(self.cell.fault, 0) + 1
         if self.bring_up(heal, self.cell):
             everything = number % FULL_CHECK == 0 or self.cell.artifact in (
-                "store", "wal", "shm", "checkpoint", "rolls", "statedir")
+                "store", "wal", "shm", "checkpoint", "rolls", "reveal", "statedir")
             self.check_store(everything)
             self.check_resumed()
             if self.cell.fault == "full-mid":
@@ -493,12 +494,12 @@ class Lane(Faults):
                     continue
             except IndexError:  # no copy yet
                 continue
-            if cell.artifact in ("checkpoint", "rolls") and not self.has_rows(cell.artifact):
+            if cell.artifact in ROW_TABLES and not self.has_rows(cell.artifact):
                 continue
             return cell
 
     def has_rows(self, artifact: str) -> bool:
-        table = "checkpoints" if artifact == "checkpoint" else "rolls"
+        table = ROW_TABLES[artifact][0]
         try:
             db = sqlite3.connect(f"{(self.state / STORE).resolve().as_uri()}?mode=ro", uri=True)
             try:

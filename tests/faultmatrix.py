@@ -106,6 +106,7 @@ ARTIFACTS = {a.name: a for a in (
     Artifact("changes", "file", (".changes", "backup", "cop")),
     Artifact("checkpoint", "row", ("checkpoint",)),
     Artifact("rolls", "row", ("dice", "roll", "audit")),
+    Artifact("reveal", "row", ("shown one by one",)),
     Artifact("settings", "file", ("settings.json",)),
     Artifact("phone", "file", ("phone.json",)),
     Artifact("config", "file", ("companion.toml",)),
@@ -164,6 +165,7 @@ HARMLESS = {
     ("backup", "held"): "a reader of a copy is waited for; the next copy goes on",
     ("changes", "held"): "a reader of a copy is waited for; the next copy goes on",
     ("checkpoint", "missing"): "a cache: the record is replayed",
+    ("reveal", "missing"): "a cache: the roll is stored, and shown in the Log",
     ("rolls", "missing"): "nothing tells a game stored before the audit existed from one whose rows are gone",
     ("settings", "missing"): "no choices made yet: the configuration's",
     ("phone", "missing"): "no choices made yet: the configuration's",
@@ -201,7 +203,7 @@ def applies(artifact: str, fault: str, baseline: str) -> str:
         return "the index has no values of its own to be wrong: its bit flips cover it"
     if artifact in ("shm", "wal", "backup", "changes", "settings", "phone", "lock") and fault in FILESYSTEM:
         return "the state directory's file system: its cells cover every file in it"
-    if artifact in ("settings", "phone", "checkpoint", "rolls") and fault == "held":
+    if artifact in ("settings", "phone", "checkpoint", "rolls", "reveal") and fault == "held":
         return "read whole and replaced by a rename: nothing to hold"
     return ""
 
@@ -248,6 +250,12 @@ FOUND = {
     "store-wrong-killed": 0,  # the entries table gone: an empty one made in its place, no word
     "lock-directory-stopped": 0,  # doctor said ok of a lock file that stops every start
 }
+
+
+#: The tables of the row artifacts: each one's table, the column its faults change, and the
+#: key that names a row within its game.
+ROW_TABLES = {"checkpoint": ("checkpoints", "state", "seq"), "rolls": ("rolls", "lines", "n"),
+              "reveal": ("reveals", "shown", "seq")}
 
 
 def sample(seed: int) -> list[Cell]:
@@ -400,6 +408,7 @@ def build_baseline(top: pathlib.Path, kind: str) -> Baseline:
     session.play([Line.parse(rest[len(games[-1].lines)])], rolled=True)
     session.undo()
     games[-1].undone.append(rest[len(games[-1].lines)])
+    store.keep_reveal(session.gid, session.head, 1)  # a roll shown one by one, one line seen
     save_settings(Config(screen=ScreenConfig(dim_after=45.0, blank_after=900.0, rolls="one-by-one"),
                          remembered=("Ann", "Bob", "Cy")), live)
     phone = live / "phone.json"
@@ -650,7 +659,7 @@ class Faults:
             return self.config
         fixed = {"store": STORE, "wal": f"{STORE}-wal", "shm": f"{STORE}-shm",
                  "settings": "settings.json", "phone": "phone.json", "lock": "companion.lock",
-                 "checkpoint": STORE, "rolls": STORE}
+                 "checkpoint": STORE, "rolls": STORE, "reveal": STORE}
         if name in fixed:
             return self.state / fixed[name]
         from companion.backup import changes_of, copies
@@ -835,15 +844,14 @@ class Faults:
         raise AssertionError(f"no spoil changed {path}")
 
     def damage_rows(self) -> None:
-        """The fault in a checkpoint row or the dice audit's rows, in place."""
+        """The fault in a checkpoint row, the dice audit's rows or where a roll shown one
+        by one stands, in place."""
         fault = self.cell.fault
-        table, column = (("checkpoints", "state") if self.cell.artifact == "checkpoint"
-                         else ("rolls", "lines"))
+        table, column, key = ROW_TABLES[self.cell.artifact]
         db = sqlite3.connect(self.state / STORE, isolation_level=None)
         try:
-            keys = db.execute(f"SELECT game, {'seq' if table == 'checkpoints' else 'n'} FROM {table}").fetchall()
+            keys = db.execute(f"SELECT game, {key} FROM {table}").fetchall()
             assert keys, f"the baseline has no {table}"
-            key = "seq" if table == "checkpoints" else "n"
             where = f"game = ? AND {key} = ?"
             chosen = keys if table == "rolls" and fault != "bitflips" else [self.rng.choice(keys)]
             spoiled: set[str] = set()
@@ -865,10 +873,18 @@ class Faults:
                         self.unread = utf8(bytes(flipped))
                     db.execute(f"UPDATE {table} SET {column} = CAST(? AS TEXT) WHERE {where}",
                                (bytes(flipped), *row))
+                    if table == "reveals" and db.execute(  # the column's affinity made it a number
+                            f"SELECT typeof({column}) FROM {table} WHERE {where}", row).fetchone()[0] == "integer":
+                        self.unread = True
+                        self.notes.append("the flipped digit is another whole number: nothing can tell it "
+                                          "from the line the table saw last (a roll's lines shown from "
+                                          "another of them; every line is stored, and in the Log)")
                 elif fault == "wrong":
                     spoil = self.rng.choice(
                         [f"{column} = 7", f"{column} = x'ff00'", "engine = 'other 1'",
                          f"{key} = {key} + 1000"] if table == "checkpoints" else
+                        ["shown = 'x'", "shown = x'01'", "shown = -1", "shown = 2.5", "seq = 0",
+                         "seq = 'x'"] if table == "reveals" else
                         [f"{column} = 7", f"{column} = x'ff00'", "seq = -4", "again = 9",
                          "seq = 'x'", f"{column} = 'Ann pick move-99'"])
                     try:

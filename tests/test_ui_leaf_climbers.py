@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pathlib
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -275,3 +276,30 @@ def test_a_game_left_during_a_one_by_one_reveal_comes_back_to_the_leaves_not_sho
     assert third.app.resume_latest() and isinstance(third.app.top, PlayScreen)
     assert Session(third.store, gid).head == 1
     third.close()
+
+
+@pytest.mark.parametrize("spoil", ["seq = 'x'", "shown = 'x'", "shown = x'ff00'", "shown = -5",
+                                   "shown = 2.5", "seq = 1e300", "shown = 1e300"])
+def test_a_damaged_reveal_row_is_a_cache_that_costs_only_the_lines_seen(
+        tmp_path: pathlib.Path, spoil: str) -> None:
+    """Where a roll shown one by one stands is a cache (store.CACHES): a value a flipped bit
+    or another program made of the wrong kind or out of range brings the game back on its
+    play screen or at a line the roll has, never a crash at every start."""
+    first = Harness(tmp_path, preset="adafruit-bonnet")
+    first.app.config = replace(first.app.config, screen=replace(first.app.config.screen, rolls="one-by-one"))
+    open_game(first)
+    first.press("roll")
+    first.presses("select", "select")
+    first.close()
+    db = sqlite3.connect(tmp_path / "games.sqlite")
+    db.execute("PRAGMA ignore_check_constraints = ON")
+    with db:
+        db.execute(f"UPDATE reveals SET {spoil}")
+    db.close()
+
+    again = Harness(tmp_path, preset="adafruit-bonnet")
+    assert again.app.resume_latest()
+    again.daemon.refresh()
+    top = again.app.top
+    assert isinstance(top, PlayScreen) or (isinstance(top, Reveal) and 0 <= top.at < len(top.lines))
+    again.close()

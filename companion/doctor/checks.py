@@ -449,6 +449,7 @@ class Doctor:
                 damage = (store.unreadable() or behind_copies(store, real)) if sound else ""
                 damaged = store.damaged_checkpoints() if sound else 0
                 rolls = store.damaged_rolls() if sound else 0
+                reveals = store.damaged_reveals() if sound else 0
             finally:
                 store.close(fold_log=False)
         except sqlite3.DatabaseError as err:
@@ -470,6 +471,9 @@ class Doctor:
         if rolls:
             yield Finding(WARN, "store", f"{path}: {rolls} dice-audit row{'s' if rolls > 1 else ''} "
                           "cannot be read", fix("audit-damaged"))
+        if reveals:
+            yield Finding(WARN, "store", f"{path}: {reveals} roll{'s' if reveals > 1 else ''} shown "
+                          "one by one cannot say how far the table saw", fix("reveal-damaged"))
 
     def space(self, directory: str) -> Finding:
         free = self.machine.free(directory)

@@ -62,6 +62,8 @@ FIXES = {
     "lock-path": "move {path} away: the companion makes its lock file again at its next start",
     "audit-damaged": "none needed: the audit only says which device rolls were made; a row "
                      "that cannot be read is left out of exports and the phone view",
+    "reveal-damaged": "none needed: the game comes back on its play screen, the roll stored "
+                      "(its lines are in the Log)",
     "checkpoint-damaged": "none needed: a checkpoint only saves time, and the companion drops "
                           "a damaged one and replays the record when its game is next opened",
     "disk": "sudo apt clean && sudo journalctl --vacuum-size=20M",
