@@ -395,6 +395,8 @@ class Lane(Faults):
         if len(lines) < len(game.lines) and game.lines[:len(lines)] == lines:  # undone
             game.undone[:0] = game.lines[len(lines):]
             del game.lines[len(lines):]
+            if game.gid in self.must:  # the players took them back: no longer owed
+                self.must[game.gid] = min(self.must[game.gid], len(lines))
         elif len(lines) > len(game.lines) and lines[:len(game.lines)] == game.lines:
             new = lines[len(game.lines):]  # redone, or rolled by the device
             game.lines += new
