@@ -101,6 +101,14 @@ CREATE TABLE IF NOT EXISTS reveals (
 LINK = 256
 #: Entries fetched at a time by :meth:`Store.stored_entries`.
 STORED_PART = 256
+#: A dice-audit row as :func:`_made_roll` reads it: its lines as bytes, and text where a
+#: number belongs as NULL (never decoded: a flipped bit may have left bytes that are not UTF-8).
+ROLL_COLUMNS = ", ".join([*(f"CASE typeof({name}) WHEN 'text' THEN NULL ELSE {name} END"
+                            for name in ("n", "seq")),
+                          "CAST(lines AS BLOB)", "CASE typeof(again) WHEN 'text' THEN NULL ELSE again END",
+                          "typeof(lines)"])
+#: The dice audit numbers its rows below this (a damaged row's number at or past it is passed over).
+AUDIT_LIMIT = 1 << 62
 #: Tables that only cache what the record says, or what a screen showed: never carried by salvage.
 CACHES = frozenset({"checkpoints", "reveals"})
 # SCHEMA is version 0 of the store and stays as it is; MIGRATIONS (below the class) bring
@@ -427,7 +435,7 @@ class Store:
         value of the wrong kind, text that is not UTF-8: a flipped bit) is left out, never
         an error: :meth:`damaged_rolls` counts them for ``companion doctor``.
         """
-        columns = "n, seq, CAST(lines AS BLOB), again, typeof(lines)"
+        columns = ROLL_COLUMNS
         sql, args = f"SELECT {columns} FROM rolls WHERE game = ? ORDER BY n", [gid]
         if seq is not None:
             # Read in the index's order (asked in the order made, SQLite would walk every roll
@@ -440,16 +448,26 @@ class Store:
 
     def damaged_rolls(self) -> int:
         """How many dice-audit rows cannot be read as a roll (see :meth:`rolls`)."""
-        rows = self.db.execute("SELECT n, seq, CAST(lines AS BLOB), again, typeof(lines) FROM rolls")
+        rows = self.db.execute(f"SELECT {ROLL_COLUMNS} FROM rolls")
         return sum(_made_roll(*row) is None for row in rows)
 
     @staticmethod
     def _keep_roll(db: sqlite3.Connection, gid: int, made: MadeRoll | None) -> None:
         if made is None:
             return
-        db.execute("INSERT INTO rolls (game, n, seq, lines, again) VALUES"
-                   " (?, (SELECT COALESCE(MAX(n), 0) + 1 FROM rolls WHERE game = ?), ?, ?, ?)",
-                   (gid, gid, made.seq, "\n".join(made.lines), int(made.again)))
+        # The audit only tells which rolls a device made: a row of it whose number a flipped
+        # bit changed (text, a blob, the largest integer) must never refuse the roll itself.
+        # Numbered past the game's whole numbers in range only (text never equals one), and
+        # kept in a savepoint: a row that still cannot be kept is left out, the entry kept.
+        db.execute("SAVEPOINT audit")
+        try:
+            db.execute("INSERT INTO rolls (game, n, seq, lines, again) VALUES (?, (SELECT"
+                       " COALESCE(MAX(n), 0) + 1 FROM rolls WHERE game = ? AND typeof(n) ="
+                       " 'integer' AND n < ?), ?, ?, ?)",
+                       (gid, gid, AUDIT_LIMIT, made.seq, "\n".join(made.lines), int(made.again)))
+        except (sqlite3.IntegrityError, UnicodeDecodeError):  # UnicodeDecodeError: SQLite's
+            db.execute("ROLLBACK TO audit")  # message naming a garbled value
+        db.execute("RELEASE audit")
 
     # --- checkpoints: a cache of states, checked against the record before use ---
 

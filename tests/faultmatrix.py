@@ -886,7 +886,8 @@ class Faults:
                         ["shown = 'x'", "shown = x'01'", "shown = -1", "shown = 2.5", "seq = 0",
                          "seq = 'x'"] if table == "reveals" else
                         [f"{column} = 7", f"{column} = x'ff00'", "seq = -4", "again = 9",
-                         "seq = 'x'", f"{column} = 'Ann pick move-99'"])
+                         "seq = 'x'", f"{column} = 'Ann pick move-99'", "n = CAST(x'41f3' AS TEXT)",
+                         "n = 9223372036854775807", "again = CAST(x'f3' AS TEXT)", "seq = x'f3'"])
                     try:
                         db.execute(f"UPDATE {table} SET {spoil} WHERE {where}", row)
                         spoiled.add(spoil)

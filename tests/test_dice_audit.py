@@ -375,3 +375,28 @@ def test_companion_export_writes_the_audit_as_the_session_does(tmp_path: pathlib
     assert main(["export", str(session.gid), "--state", str(tmp_path)]) == 0
     exported = capsys.readouterr().out
     assert "# undone: Ann roll 6" in exported and exported == expected
+
+
+@pytest.mark.parametrize("spoil", ["n = CAST(x'41f3' AS TEXT)", "n = x'f3'", "n = 9223372036854775807",
+                                   "n = 4611686018427387904", "n = 2.5"])
+def test_a_damaged_audit_row_never_refuses_a_device_roll(tmp_path: pathlib.Path, spoil: str) -> None:
+    """The audit only tells which rolls a device made: a number a flipped bit changed in one
+    of its rows refused every later device roll of the game ("not saved": the new row's
+    number taken), or raised a traceback. Now the roll is stored, and audited."""
+    import sqlite3
+
+    from companion.store import MadeRoll
+
+    store = Store(str(tmp_path / "s.sqlite"))
+    gid = store.create("penguin-panic", ["game penguin-panic", "players Ann Bob"])
+    store.push(gid, ["Ann roll 3"], True, False, [], MadeRoll(1, ("Ann roll 3",)))
+    db = sqlite3.connect(tmp_path / "s.sqlite")
+    with db:
+        db.execute(f"UPDATE rolls SET {spoil}")
+    db.close()
+    for seq in (2, 3):
+        store.push(gid, ["Bob roll 4"], True, False, [], MadeRoll(seq, ("Bob roll 4",)))
+    assert [entry.lines for entry in store.entries(gid)][1:] == [("Bob roll 4",)] * 2
+    # both new rolls audited (the damaged row as far as it still reads as one)
+    assert [roll.seq for roll in store.rolls(gid) if roll.seq > 1] == [2, 3]
+    store.close()
