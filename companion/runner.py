@@ -223,9 +223,19 @@ def log_to_file(path: pathlib.Path) -> None:
     if stream is None:
         root.addHandler(logging.NullHandler())
         return
-    to_file = logging.StreamHandler(stream)
+    to_file = FileLog(stream)
     to_file.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.addHandler(to_file)
+
+
+class FileLog(logging.StreamHandler[TextIO]):
+    """The log to its file, where a line that cannot be written (a full disk) is dropped
+    without a word: logging's own report of it is a traceback on standard error, that is on
+    the terminal the screen is drawn on. The box says a full disk where it matters (a press
+    "not saved")."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        pass
 
 
 def log_stream(path: pathlib.Path) -> TextIO | None:

@@ -16,6 +16,7 @@ every key (:func:`tests.faults.with_each_value`). The invariants:
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
@@ -417,3 +418,35 @@ def test_every_value_of_every_type_at_every_key_of_the_configuration() -> None:
 
 if __name__ == "__main__":
     phone_view_on_a_full_disk(pathlib.Path(sys.argv[1]))
+
+
+def test_the_emulators_log_file_on_a_full_disk_drops_lines_without_a_traceback(
+        tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The terminal emulator logs to a file in the state directory (the terminal is the
+    screen). On a full disk every line logged printed logging's '--- Logging error ---'
+    and a traceback on standard error, that is on the screen (found by the chaos run)."""
+    import errno
+
+    from companion.runner import log_to_file
+
+    class Full(io.StringIO):
+        def write(self, text: str) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    root = logging.getLogger()
+    kept = list(root.handlers)
+    try:
+        log_to_file(tmp_path / "companion.log")
+        handler = root.handlers[0]
+        assert isinstance(handler, logging.StreamHandler)
+        opened = handler.setStream(Full())
+        assert opened is not None
+        opened.close()
+        logging.getLogger("companion.test").warning("a line the disk has no room for")
+    finally:
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+        for handler in kept:
+            root.addHandler(handler)
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err + captured.out and "Logging error" not in captured.err
