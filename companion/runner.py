@@ -196,14 +196,16 @@ def press_pin(inputs: list[Input[Any]], role: Kind) -> bool:
     return False
 
 
-def scripted(keys: str, events: queue.Queue[object]) -> None:
-    """Queue presses written as words (``down select digit:4``), then a stop."""
+def scripted(keys: str) -> list[object]:
+    """Presses written as words (``down select digit:4``), then a stop: read before anything
+    is opened, so that a wrong word is one line and exit 2 that wrote nothing."""
+    presses: list[object] = []
     for word in keys.split():
         kind, _, value = word.partition(":")
         if kind not in KINDS:
             raise ConfigError("--keys", word, f"not a key; use {', '.join(sorted(KINDS))}")
-        events.put(Intent(kind, key_value(word, value)))
-    events.put(Stop("end of --keys"))
+        presses.append(Intent(kind, key_value(word, value)))
+    return [*presses, Stop("end of --keys")]
 
 
 def key_value(word: str, value: str) -> int:
@@ -292,6 +294,7 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
     display opens first, so that whatever fails next (the store, a pin) is on the screen.
     """
     events: queue.Queue[object] = queue.Queue()
+    script = scripted(args.keys) if args.keys is not None else None
     opener, keyboard_drives = choose_display(config, args)
     check_pins(config, display_flags(config, args))
     with ExitStack() as stack:
@@ -318,8 +321,9 @@ def run(config: Config, directory: pathlib.Path, store_file: str, args: argparse
         if note:
             app.toast(note)
         keys = KeyLogic(config.keys.debounce, config.keys.long_press)
-        if args.keys is not None:
-            scripted(args.keys, events)
+        if script is not None:
+            for event in script:
+                events.put(event)
         else:
             inputs = start_inputs(chosen, events, emulated, stack)
             if inputs is None:
