@@ -21,9 +21,11 @@ import json
 import logging
 import os
 import pathlib
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import fields
 from typing import Any
@@ -308,14 +310,21 @@ def phone_view_on_a_full_disk(directory: pathlib.Path) -> None:
     first.kill()  # the power cut: the store's log and index are left as they were
     first.wait()
     assert (state / "companion.sqlite-wal").exists()
-    fill_up(directory)
+    # Each start from the power cut's files (a clean stop in between would leave no log and
+    # no index, which a full disk has no room to make again: exit 1, "the disk is full").
+    cut = pathlib.Path(tempfile.mkdtemp()) / "state"
+    shutil.copytree(state, cut)
     for case in ("with phone.json", "without phone.json"):
+        shutil.rmtree(state)
+        shutil.copytree(cut, state)
         if case.startswith("without"):
             (state / STATE_FILE).unlink()
-            fill_up(directory)  # again: the file's page is free now
+        fill_up(directory)
         again = subprocess.run([*command, "--keys", ""], stdin=subprocess.DEVNULL, capture_output=True,
                                text=True, env=ENV, timeout=120, check=False)
         assert again.returncode == 0 and "Traceback" not in again.stderr, (case, again.stderr)
+        (directory / "filler").unlink()
+    shutil.rmtree(cut.parent)
     print("started twice on a full disk with the view on")
 
 
