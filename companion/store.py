@@ -217,9 +217,14 @@ class Store:
             self.db.row_factory = sqlite3.Row
             self._whole()
             try:
-                self.db.executescript(SCHEMA + ROLLS_SCHEMA + CHECKPOINTS_SCHEMA + REVEALS_SCHEMA)
+                # One transaction: a power cut while a new store's tables are made leaves all
+                # of them or none (a store with games but no entries table is damage).
+                self.db.executescript("BEGIN; " + SCHEMA + ROLLS_SCHEMA + CHECKPOINTS_SCHEMA
+                                      + REVEALS_SCHEMA + "COMMIT;")
                 self._migrate()
             except sqlite3.OperationalError as err:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
                 # A file opened read-only (a damaged store set aside, read for salvage) is
                 # read as it is, whatever its version: _row copes with older columns.
                 if primary(err) != sqlite3.SQLITE_READONLY:
