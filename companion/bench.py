@@ -654,6 +654,7 @@ def store_long_game(state: pathlib.Path, header: Header[Any, Any], lines: list[L
             now = game.apply(now, line)
             if seq % checkpoint.EVERY == 0:
                 store._keep_checkpoint(db, gid, seq, checkpoint.engine_tag(game), checkpoint.encode(now))
+        sum_all(db)  # the rows as they now are (written by SQL)
     store.close()
 
 

@@ -84,7 +84,7 @@ class States:
         near: dict[int, Any] = {}
         done = base
         while done < seq:
-            entries = self.store.entries(self.gid, min(seq, done + EVERY), done + 1)
+            entries = self.store.entries(self.gid, min(seq, done + EVERY), done + 1, verified=False)
             if not entries:
                 break  # entries missing from a damaged store: as far as they go
             for entry in entries:
@@ -171,7 +171,8 @@ class GameLog:
 
     def _page(self, page: int) -> dict[int, tuple[Row, ...]]:
         first, last = page * PAGE + 1, min(page * PAGE + PAGE, self.head + 1)
-        entries = self.store.entries(self.gid, min(last, self.head), first) if first <= self.head else []
+        entries = (self.store.entries(self.gid, min(last, self.head), first, verified=False)
+                   if first <= self.head else [])
         # Rolls made beyond the end (undone since) are shown where the export writes them.
         made = self.store.rolls(self.gid, first, last if last <= self.head else 2**62)
         state = self.states.at(first - 1) if entries else None
