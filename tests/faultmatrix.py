@@ -756,8 +756,9 @@ class Faults:
                 if pathlib.Path(f"{source}{suffix}").exists():
                     shutil.copy(f"{source}{suffix}", scratch / f"copy{suffix}")
             db = sqlite3.connect(scratch / "copy")
+            db.text_factory = bytes  # as stored: a flipped bit may leave text that is not UTF-8
             try:
-                tables = [name for (name,) in db.execute(
+                tables = [name.decode("utf-8", "replace") for (name,) in db.execute(
                     "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
                 return [(table, db.execute(f'SELECT * FROM "{table}"').fetchall()) for table in tables]
             except sqlite3.Error as err:
