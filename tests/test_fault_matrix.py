@@ -8,7 +8,7 @@ failure is run again with the same seed, or alone:
 
     python -m tests.faultmatrix store-bitflips-killed --seed 24
 
-``COMPANION_MATRIX=full`` runs every cell (about 235; ``-n 4`` takes some minutes).
+``COMPANION_MATRIX=full`` runs every cell (245; ``-n 4`` takes some minutes).
 """
 
 from __future__ import annotations
