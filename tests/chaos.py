@@ -72,6 +72,7 @@ from tests.faultmatrix import (
     fill_up,
     free_port,
     namespace_command,
+    phone_answers,
     product,
 )
 
@@ -739,20 +740,8 @@ class Lane(Faults):
         self.play(1)
 
     def check_phone(self) -> None:
-        import http.client
-
-        try:
-            token = json.loads((self.state / "phone.json").read_text()).get("token")
-        except (OSError, ValueError, AttributeError):
-            return
-        for route in ["", *(f"games/{g.gid}.record" for g in self.games[-2:])]:
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-                conn.request("GET", f"/{token}/{route}")
-                status = conn.getresponse().status
-                conn.close()
-            except OSError:
-                return
+        routes = ["", *(f"games/{g.gid}.record" for g in self.games[-2:])]
+        for route, status in phone_answers(self.state, self.port, routes):
             if status >= 500:
                 self.problem(f"the phone view answered {status} for /{route}")
 

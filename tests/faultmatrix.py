@@ -1187,19 +1187,9 @@ class CellRun(Faults):
 
     def check_phone(self) -> None:
         """The phone view's page and each game's downloads, when the view is on."""
-        try:
-            token = json.loads((self.state / "phone.json").read_text()).get("token")
-        except (OSError, ValueError, AttributeError):
-            return
-        for route in ["", "games", "record", *(f"games/{g.gid}.record" for g in self.games),
-                      *(f"games/{g.gid}.json" for g in self.games)]:
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-                conn.request("GET", f"/{token}/{route}")
-                status = conn.getresponse().status
-                conn.close()
-            except OSError:
-                return  # the view is off (its choices lost, or the port taken)
+        routes = ["", "games", "record", *(f"games/{g.gid}.record" for g in self.games),
+                  *(f"games/{g.gid}.json" for g in self.games)]
+        for route, status in phone_answers(self.state, self.port, routes):
             if status >= 500:
                 self.violation(f"the phone view answered {status} for /{route}")
 
@@ -1352,6 +1342,26 @@ def utf8(data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+def phone_answers(state: pathlib.Path, port: int, routes: list[str]) -> list[tuple[str, int]]:
+    """Each route of the phone view (under the token ``phone.json`` holds) with the status
+    it answered; none from the first that gets no answer (the view is off: its choices
+    lost, or its port taken)."""
+    try:
+        token = json.loads((state / "phone.json").read_text()).get("token")
+    except (OSError, ValueError, AttributeError):
+        return []
+    answers = []
+    for route in routes:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            conn.request("GET", f"/{token}/{route}")
+            answers.append((route, conn.getresponse().status))
+            conn.close()
+        except OSError:
+            break
+    return answers
 
 
 def fill_up(directory: pathlib.Path) -> pathlib.Path:
