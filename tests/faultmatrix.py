@@ -731,7 +731,12 @@ class Faults:
         elif fault == "empty":
             path.write_bytes(b"")
         elif fault == "truncated":
-            path.write_bytes(data[:self.rng.randrange(1, len(data))] if len(data) > 1 else b"")
+            kept = data[:self.rng.randrange(1, len(data))] if len(data) > 1 else b""
+            path.write_bytes(kept)
+            if self.cell.artifact == "config" and kept.endswith(b"\n") and parses(kept):
+                self.unread = True  # doctor warns of a last line cut short, not of this
+                self.notes.append("cut at a line's end: a shorter configuration that parses; "
+                                  "nothing records how long it was")
         elif fault == "bitflips" and data:
             flipped = bytearray(data)
             for _ in range(self.rng.randint(1, 8)):
@@ -1340,6 +1345,17 @@ def utf8(data: bytes) -> bool:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
+        return False
+    return True
+
+
+def parses(toml: bytes) -> bool:
+    """Whether the bytes are a TOML document."""
+    import tomllib
+
+    try:
+        tomllib.loads(toml.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         return False
     return True
 

@@ -179,6 +179,13 @@ def store_damaged(pi: FakePi) -> None:
     pi.write("var/lib/companion/companion.sqlite", "SQLite format 3\0" + "garbage" * 200)
 
 
+def config_cut_short(pi: FakePi) -> None:
+    """The configuration cut at its very end (a power cut while it was saved): it still
+    parses, and a value cut short would too (``port = 80`` of 8080)."""
+    config = pi.root / "etc/companion/companion.toml"
+    config.write_text(config.read_text().rstrip("\n"))
+
+
 def checkpoint_damaged(pi: FakePi) -> None:
     """A long game's kept state with one bit flipped (the record itself is sound)."""
     from companion.bench import long_race
@@ -334,6 +341,9 @@ CASES: dict[str, tuple[Callable[[FakePi], None], list[str]]] = {
         ("fail  store     /var/lib/companion/companion.sqlite is damaged (file is not a "
         "database); fix: sudo systemctl restart companion (a damaged store is set aside at "
         "start and its games carried over)")]),
+    "the configuration cut short": (config_cut_short, [
+        ("warn  config    /etc/companion/companion.toml parses, but its last line has no line "
+         "break: was it cut short?; fix: sudoedit /etc/companion/companion.toml")]),
     "checkpoint damaged": (checkpoint_damaged, [
         ("warn  store     /var/lib/companion/companion.sqlite opens; integrity_check ok; 1 "
          "damaged checkpoint; fix: none needed: a checkpoint only saves time, and the companion "

@@ -99,6 +99,10 @@ class Doctor:
         except ConfigError as err:
             yield Finding(FAIL, "config", str(err), fix("config-edit", file=self.config_file))
             return
+        if not ends_a_line(self.config_file):  # parses, yet may be cut short: `port = 80` of 8080
+            yield Finding(WARN, "config", f"{self.config_file} parses, but its last line has no line "
+                          "break: was it cut short?", fix("config-edit", file=self.config_file))
+            return
         yield Finding(OK, "config", f"{self.config_file} parses")
 
     # --- the display bus ---
@@ -665,6 +669,20 @@ def numbers(version: str) -> tuple[int, ...]:
 
 def diagnose(machine: Machine, config_file: str | None, state: str | None) -> list[Finding]:
     return list(Doctor(machine, config_file, state).findings())
+
+
+def ends_a_line(file: str) -> bool:
+    """Whether a text file (read already: a regular file) is empty or ends with a line
+    break, as every editor leaves it: one whose last line has none may have been cut short
+    (a power cut while it was written), and a value cut short can still parse."""
+    try:
+        with open(file, "rb") as handle:
+            if handle.seek(0, os.SEEK_END) == 0:
+                return True
+            handle.seek(-1, os.SEEK_END)
+            return handle.read(1) == b"\n"
+    except OSError:
+        return True  # gone since it was read: the next start says so
 
 
 def copy_damage(file: pathlib.Path) -> str:
