@@ -1240,7 +1240,7 @@ class CellRun(Faults):
         try:
             results = json.loads(done.stdout)
         except ValueError:
-            self.violation(f"the commands' helper failed: {done.stderr[-800:]}")
+            self.violation(f"the commands' helper failed (exit {done.returncode}): {done.stderr[-800:]}")
             return
         for name, result in results.items():
             self.check_traceback(name, result["out"] + result["err"])
