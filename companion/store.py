@@ -234,6 +234,10 @@ class Store:
             #: in the schema's text is found by the checks that look for damage).
             self.summed = bool(self.db.execute("SELECT count(*) FROM pragma_table_info('entries')"
                                                " WHERE name = 'crc'").fetchone()[0])
+        except UnicodeDecodeError as err:  # SQLite's own message naming a garbled schema's
+            self.db.close()                # bytes: damage, as every reader takes an SQLite error
+            raise Unreadable(f"the store's schema is damaged (its text is not UTF-8: {err.reason} "
+                             f"at byte {err.start})") from None
         except BaseException:
             self.db.close()  # a damaged or locked file: the caller decides, and may retry
             raise

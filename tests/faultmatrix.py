@@ -766,7 +766,7 @@ class Faults:
                 tables = [name.decode("utf-8", "replace") for (name,) in db.execute(
                     "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
                 return [(table, db.execute(f'SELECT * FROM "{table}"').fetchall()) for table in tables]
-            except sqlite3.Error as err:
+            except (sqlite3.Error, UnicodeDecodeError) as err:  # (SQLite's message naming garbled bytes)
                 return [str(err)]
             finally:
                 db.close()
@@ -873,6 +873,8 @@ class Faults:
                     raw = db.execute(f"SELECT CAST({column} AS BLOB) FROM {table} WHERE {where}",
                                      row).fetchone()[0]
                     flipped = bytearray(raw)
+                    if not flipped:
+                        continue  # an empty value has no bit to flip
                     at = self.rng.randrange(len(flipped) * 8)
                     flipped[at // 8] ^= 1 << (at % 8)
                     if table == "rolls":  # still text: a roll to every reader (an undone one)

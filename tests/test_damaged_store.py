@@ -359,3 +359,32 @@ def test_a_really_full_disk_is_said_on_screen_and_writes_nothing(tmp_path: pathl
                          cwd=pathlib.Path(__file__).parent.parent)
     assert run.returncode == 0, run.stderr
     assert "nothing half-written" in run.stdout
+
+
+def test_a_schema_whose_error_is_not_utf8_is_damage_to_every_reader(tmp_path: pathlib.Path) -> None:
+    """A flipped bit in the text where SQLite keeps a table's schema can make SQLite's own
+    error message name bytes that are not UTF-8: Python then raised UnicodeDecodeError, not
+    an SQLite error, at the first statement, and doctor, games and export each ended in a
+    traceback (found by the chaos run). Each says the store is damaged; run sets it aside."""
+    path = tmp_path / "companion.sqlite"
+    store = Store(str(path))
+    store.create("penguin-panic", ["game penguin-panic", "players Ann Bob"])
+    store.close()
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA writable_schema = ON")
+    schema = db.execute("SELECT sql FROM sqlite_master WHERE name = 'rolls'").fetchone()[0]
+    garbled = schema.encode().replace(b"PRIMARY KEY (game, n)", b"PRIMARY \xe5 (game, n)")
+    db.execute("UPDATE sqlite_master SET sql = CAST(? AS TEXT) WHERE name = 'rolls'", (garbled,))
+    db.commit()
+    db.close()
+    for command in (["games"], ["export", "1"], ["doctor"]):
+        done = subprocess.run([*COMPANION, *command, "--state", str(tmp_path)], capture_output=True,
+                              text=True, env=ENV, timeout=60, check=False)
+        assert "Traceback" not in done.stdout + done.stderr, (command, done.stderr[-2000:])
+        said = done.stdout + done.stderr
+        assert "damaged" in said or "cannot be read" in said or "malformed" in said, (command, said)
+    assert done.returncode == 1 and "fail  store" in done.stdout  # doctor
+    run = subprocess.run([*COMPANION, "run", "--emulator", "none", "--keys", "", "--state", str(tmp_path)],
+                         capture_output=True, text=True, env=ENV, timeout=60, check=False)
+    assert run.returncode == 0 and "Traceback" not in run.stderr
+    assert list(tmp_path.glob("companion.sqlite.damaged-*"))
