@@ -314,12 +314,28 @@ def serial_ports(table: TableReader) -> tuple[PortConfig, ...]:
         path = port.path("path")
         if not (path.startswith("/") or "://" in path):
             raise port.fail("path", f"must be a device path such as /dev/serial/by-id/..., not {quoted(path)}")
+        if "://" in path and not url_handled(path):
+            raise port.fail("path", f"{quoted(path)} is no URL pyserial can open "
+                            "(a device path, or loop://, socket://HOST:PORT, rfc2217://HOST:PORT)")
         if path in (p.path for p in ports):
             raise port.fail("path", f"{path} is already the port before it")
         ports.append(PortConfig(path, port.baud("baud", DEFAULT_BAUD)))
         port.done()
     table.done()
     return tuple(ports)
+
+
+def url_handled(url: str) -> bool:
+    """Whether pyserial has a handler for ``url``'s scheme: it looks the scheme up among the
+    modules of its URL handler packages only when the port is opened, so an unknown one
+    would fail then, and again at every retry."""
+    import importlib.util
+
+    import serial
+
+    scheme = url.split("://", 1)[0]
+    return scheme.isidentifier() and any(importlib.util.find_spec(f"{package}.protocol_{scheme}") is not None
+                                         for package in serial.protocol_handler_packages)
 
 
 def display_words(flags: str) -> list[str]:

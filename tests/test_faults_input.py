@@ -408,6 +408,9 @@ SETTINGS = [
     Setting("store-path-nul", '[store]\npath = "games\\u0000.sqlite"\n', "store.path"),
     Setting("serial-path-nul", '[serial]\nports = [{ path = "/dev/ttyACM0\\u0000" }]\n',
             "serial.ports[1].path"),
+    # A URL pyserial has no handler for: doctor said "a pyserial URL", run tried it for ever.
+    Setting("serial-url-unknown", '[serial]\nports = [{ path = "nope://x" }]\n', "serial.ports[1].path"),
+    Setting("serial-url-not-a-handler", '[serial]\nports = [{ path = "..://x" }]\n', "serial.ports[1].path"),
 ]
 
 
@@ -420,7 +423,8 @@ def test_a_bad_setting_is_one_line_and_exit_2(case: Setting, run: object, tmp_pa
     assert "usage:" not in outcome.err
 
 
-@pytest.mark.parametrize("case", [c for c in SETTINGS if c.name.endswith("-nul")], ids=lambda c: c.name)
+@pytest.mark.parametrize("case", [c for c in SETTINGS if c.name.startswith(("store-path", "serial-"))],
+                         ids=lambda c: c.name)
 def test_doctor_fails_a_path_no_file_can_have_in_the_words_run_exits_with(
         case: Setting, run: object, tmp_path: pathlib.Path) -> None:
     config = tmp_path / "companion.toml"
