@@ -489,3 +489,16 @@ def test_history_with_many_games_fits_a_phone_in_a_real_browser(browser: Any, bo
     assert page.outside == []
     page.close()
     assert not faults, "\n".join(faults)
+
+
+def test_the_table_s_turn_is_said_as_the_box_says_it(browser: Any, box: Box) -> None:
+    """The box's top bar says "Table" when the table acts (a roll for the first player);
+    the page said "table's turn", a lower-case word at the head of the page."""
+    from tests.harness import store_game
+
+    gid = store_game(box.harness.store, "game leaf-climbers\nplayers Ann Bob\n")  # the table drops first
+    assert box.harness.app.open(gid)
+    box.harness.daemon.refresh()
+    page = open_page(browser, box)
+    page.wait_for_function("document.getElementById('turn').textContent !== ''")
+    assert page.inner_text("#turn") == "The table's turn"
