@@ -664,6 +664,7 @@ def store_long_game(state: pathlib.Path, header: Header[Any, Any], lines: list[L
 BACKUP_GAMES = (10, 2_000)
 #: Game starts measured in each (the first, whole copy is made before, not measured).
 BACKUP_STARTS = 40
+BACKUP_ENTRIES = 100  # entries of one game, each committed and copied, for the bytes per entry
 
 
 def games_store(path: pathlib.Path, records: list[Replayed], games: int) -> None:
@@ -730,8 +731,9 @@ def report_backups(work: pathlib.Path, records: list[Replayed]) -> float:
             copied.append(written() - between)
             whole += made is not None and made == copies(path)[0]
         size = path.stat().st_size
-        store.close()
         grown = (changes_of(base).stat().st_size - began) / BACKUP_STARTS if not whole else 0.0
+        report_entries(store, backups, max(records, key=lambda r: len(r.actions)), games)
+        store.close()
         due = f"every ~{REBASE * base.stat().st_size / grown:,.0f} starts" if grown else "sooner"
         print(f"bytes written per game start, {games:,} games in the store ({size / 1e6:.1f} MB): "
               f"{Spread.of(total).show(' B')}; its copy {Spread.of(copied).show(' B')}; "
@@ -739,6 +741,23 @@ def report_backups(work: pathlib.Path, records: list[Replayed]) -> float:
               f"so a whole copy ({base.stat().st_size / 1e6:.1f} MB, due at {REBASE:.0%} of it) "
               f"comes {due}: {grown / REBASE:.0f} B a start")
     return peak
+
+
+def report_entries(store: Store, backups: Backups, record: Replayed, games: int) -> None:
+    """Bytes written per entry of a game in play: its commit, and its copy (one after every
+    entry, so that a card that loses the store file keeps every entry acknowledged)."""
+    session = Session.new(store, record.header)
+    backups.run_due()
+    commits, copied = [], []
+    for line in record.actions[:BACKUP_ENTRIES]:
+        before = written()
+        session.play([line])
+        between = written()
+        backups.run_due()
+        commits.append(between - before)
+        copied.append(written() - between)
+    print(f"bytes written per entry, {games:,} games in the store: its commit "
+          f"{Spread.of(commits).show(' B')}; its copy {Spread.of(copied).show(' B')}")
 
 
 def daemon_peak_mb(state: pathlib.Path, keys: str) -> float:

@@ -365,7 +365,7 @@ def no_autocheckpoint(path: str) -> sqlite3.Connection:
 
 def build_baseline(top: pathlib.Path, kind: str) -> Baseline:
     """Play the baseline's games in ``top/live`` as the daemon would (copies at each game's
-    start and end and every 100 changes), then leave the files in ``top/state`` as a clean
+    start and end and after every change), then leave the files in ``top/state`` as a clean
     stop or a power cut would."""
     from companion.backup import Backups
     from companion.config import Config, ScreenConfig, save_settings
