@@ -131,12 +131,11 @@ def frames_down_to_the_oldest(app: App) -> list[tuple[str, list[str]]]:
     raise AssertionError("the Log never reached its oldest row")
 
 
-@pytest.mark.parametrize("record", LEGAL, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_every_line_of_the_log_is_on_the_screen_whole(path: str, record: pathlib.Path) -> None:
-    """From History (or the game menu, for a game in progress), down to the oldest entry:
-    every text line of every row appears, and nothing is cut or drawn over."""
+def log_of(path: str, record: bytes) -> tuple[Store, App]:
+    """A record imported, and its Log opened as a player would: from History for a
+    finished game, from the game menu for one in progress."""
     store = Store(path)
-    gid = import_stream(io.BytesIO(record.read_bytes()), lambda: Store(path))
+    gid = import_stream(io.BytesIO(record), lambda: Store(path))
     app = App(store, Config(), rng=random.Random(1))
     if store.game(gid).status == "over":
         app.home.show_log(gid)
@@ -145,6 +144,14 @@ def test_every_line_of_the_log_is_on_the_screen_whole(path: str, record: pathlib
         play = app.top
         assert isinstance(play, PlayScreen)
         play.show_log()
+    return store, app
+
+
+@pytest.mark.parametrize("record", LEGAL, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_line_of_the_log_is_on_the_screen_whole(path: str, record: pathlib.Path) -> None:
+    """From History (or the game menu, for a game in progress), down to the oldest entry:
+    every text line of every row appears, and nothing is cut or drawn over."""
+    store, app = log_of(path, record.read_bytes())
     screen = app.top
     assert isinstance(screen, LogScreen)
     frames = frames_down_to_the_oldest(app)
@@ -168,16 +175,7 @@ def test_the_log_of_players_with_the_longest_names_is_whole(path: str, record: p
     text = record.read_text()
     for name, wide in zip(replayed.header.players, widest_names(len(replayed.header.players))):
         text = re.sub(rf"\b{name}\b", wide, text)
-    store = Store(path)
-    gid = import_stream(io.BytesIO(text.encode()), lambda: Store(path))
-    app = App(store, Config(), rng=random.Random(1))
-    if store.game(gid).status == "over":
-        app.home.show_log(gid)
-    else:
-        app.open(gid)
-        play = app.top
-        assert isinstance(play, PlayScreen)
-        play.show_log()
+    store, app = log_of(path, text.encode())
     frames = frames_down_to_the_oldest(app)
     assert all(faults == "[]" for faults, _ in frames), next(f for f, _ in frames if f != "[]")
     store.close()
