@@ -443,10 +443,23 @@ def rebuild(gid: int, sources: list[Source]) -> tuple[Row, list[Row]] | None:
     else:
         return None
     row = {**found[0], "game": row.get("game"), "header": row["header"]}
+    newest = touched(found[0])
+    # A source holding only an older version of the game (a store behind its copies, or
+    # copies behind the store) may hold entries that an undo and new entries replaced since,
+    # at the same numbers, sound and legal: its entries come after those of the sources
+    # holding the newest version (or no row of it), so that it only fills what they lack.
+    ordered = sorted(sources, key=lambda source: bool(source.games.get(gid)) and all(
+        touched(r) < newest for r in source.games[gid]))
     replay = legal_entries(replayer, len(row["header"].split("\n")), (
-        [r for source in sources for r in source.entries.get((gid, seq), [])]
+        [r for source in ordered for r in source.entries.get((gid, seq), [])]
         for seq in itertools.count(1)))
     return fixed_row(row, replayer, replay.states), replay.taken
+
+
+def touched(row: Row) -> int:
+    """A game row's place in the store's sequence of changes (-1: not known)."""
+    value = row.get("touched")
+    return value if isinstance(value, int) and not isinstance(value, bool) else -1
 
 
 def newest_first(found: Iterable[Row]) -> list[Row]:
@@ -461,10 +474,7 @@ def newest_first(found: Iterable[Row]) -> list[Row]:
     [9, 3, None]
     """
     def sequence(row: Row) -> tuple[int, int]:
-        touched = row.get("touched")
-        # of one version, the copy as written first
-        return (touched if isinstance(touched, int) and not isinstance(touched, bool) else -1,
-                -trust(row, GAME_SUMMED))
+        return touched(row), -trust(row, GAME_SUMMED)  # of one version, the copy as written first
 
     return sorted(found, key=sequence, reverse=True)
 

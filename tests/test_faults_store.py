@@ -33,12 +33,12 @@ from companion.games.base import Line
 from companion.record import Header
 from companion.salvage import open_store, raw_source, restored
 from companion.session import Session
-from companion.store import Store
+from companion.store import Entry, Store
 from companion.ui.app import App
 from tests.cutdisk import Connection, Disk, PowerCut
 from tests.faults import NOT_FILES, disk_full, put
 from tests.harness import COMPANION, ENV
-from tests.playout import playout
+from tests.playout import answer, playout
 
 PLAYERS = ("Ann", "Bob", "Cat")
 #: Six games of 60 entries each, none over (seeds found by trying): 360 entries in all.
@@ -840,3 +840,61 @@ def test_a_start_copies_what_a_power_cut_left_in_no_copy(tmp_path: pathlib.Path)
     store.close()
     copy = restored(pathlib.Path(path))
     assert copy is not None and len([key for key in copy.entries if key[0] == session.gid]) == 10
+
+
+def branch(session: Session, rng: random.Random, count: int,
+           unlike: list[tuple[str, ...]] | None = None) -> list[tuple[str, ...]]:
+    """``count`` entries played, the first unlike ``unlike``'s first (another way after an
+    undo); the entries as stored."""
+    for n in range(count):
+        while True:
+            ask = session.prompt()
+            assert ask is not None
+            line = answer(session.game, session.state, ask, rng)
+            if n or not unlike or (str(line),) != unlike[0]:
+                break
+        session.play([line])
+    return [e.lines for e in store_entries(session)][-count:]
+
+
+def store_entries(session: Session) -> list[Entry]:
+    return list(session.store.entries(session.gid))
+
+
+def test_a_store_behind_its_copies_never_brings_back_entries_undo_replaced(
+        tmp_path: pathlib.Path) -> None:
+    """The chaos run (lane 2403, round 445): a store whose log was lost after an undo and
+    other entries in their place. Its main file still held the undone ones, sound and
+    legal, at the same numbers as the copies' later ones; salvage took the main file's
+    first, and stored lines nobody had acknowledged since. The copies hold the newer
+    version of the game, so its entries come from them."""
+    path = str(tmp_path / "companion.sqlite")
+    store = Store(path)
+    backups = Backups(path)
+    store.after_commit = backups.changed
+    header, lines = scripts()[2]  # leaf-climbers: dice lines, many ways to go on
+    session = Session.new(store, header)
+    for line in lines[:10]:
+        session.play([line])
+    backups.request()
+    backups.run_due()
+    store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    shutil.copyfile(path, tmp_path / "older")  # the main file as the lost log leaves it
+    undone = [e.lines for e in store_entries(session)][-3:]
+    for _ in range(3):
+        session.undo()
+    now = branch(session, random.Random(7), 3, undone)
+    expected = [e.lines for e in store_entries(session)]
+    backups.request()
+    backups.run_due()
+    backups.stop()
+    store.close()
+    for suffix in ("-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(f"{path}{suffix}")
+    shutil.copyfile(tmp_path / "older", path)
+    store, note = open_store(path)
+    assert note.startswith("Damaged store")
+    assert [e.lines for e in store.entries(session.gid)] == expected, (undone, now)
+    store.close()
+
