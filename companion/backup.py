@@ -323,17 +323,28 @@ def copies_unreadable(db: sqlite3.Connection) -> str:
     """Why the copies in a changes file cannot all be restored as written ("" when they
     can): the numbers that say which copy holds what (each copy's number and where it
     reached in the store's sequence, each game's first entry copied) must be whole
-    numbers, and the games' rows and entries must match their checksums. Restoring stops
-    at the first copy that cannot be read (salvage.replay_changes), and passes over a row
-    that is not as written."""
+    numbers, and the games' rows and entries must match their checksums
+    (:func:`rows_not_as_written`). Restoring stops at the first copy that cannot be read
+    (salvage.replay_changes), and passes over a row that is not as written."""
     try:
         bad = db.execute(
             "SELECT (SELECT count(*) FROM backup_copy WHERE typeof(copy) != 'integer'"
             " OR typeof(touched) != 'integer') + (SELECT count(*) FROM backup_game WHERE"
             " typeof(copy) != 'integer' OR typeof(game) != 'integer' OR (since IS NOT NULL"
             " AND (typeof(since) != 'integer' OR since < 1)))").fetchone()[0]
-        if bad:
-            return f"{bad} of its copies' numbers are not whole numbers"
+    except sqlite3.DatabaseError as err:
+        return str(err)
+    if bad:
+        return f"{bad} of its copies' numbers are not whole numbers"
+    return rows_not_as_written(db)
+
+
+def rows_not_as_written(db: sqlite3.Connection) -> str:
+    """Why a copy's games' rows and entries (a whole copy's, or a changes file's) are not
+    all as they were written ("" when they are): a flipped bit that leaves its page sound
+    passes SQLite's quick check, and salvage takes such an entry only where no other
+    replays, so a copy holding one cannot stand in for the store."""
+    try:
         for table, summed in ((GAMES_TABLE, GAME_SUMMED), ("entries", ENTRY_SUMMED)):
             names = columns(db, "main", table)
             if "crc" not in names:
@@ -495,8 +506,8 @@ def newest_restorable(store: str | pathlib.Path) -> bool:
     """Whether the newest whole copy (if any) and the copies made since it are what
     salvage could restore from: an SQLite file that SQLite's quick check finds sound, and
     changes whose every copy can be read (:func:`copies_unreadable`; restoring stops at
-    the first that cannot, and every copy after it would be of no use). Both are read as
-    they are (immutable: nothing is written beside them)."""
+    the first that cannot, and every copy after it would be of no use), each with its rows
+    as written. Both are read as they are (immutable: nothing is written beside them)."""
     bases = copies(store)
     if not bases:
         return True
@@ -512,7 +523,7 @@ def newest_restorable(store: str | pathlib.Path) -> bool:
             try:
                 if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
                     return False
-                if path is changes and copies_unreadable(db):
+                if (copies_unreadable if path is changes else rows_not_as_written)(db):
                     return False
             finally:
                 db.close()

@@ -898,3 +898,30 @@ def test_a_store_behind_its_copies_never_brings_back_entries_undo_replaced(
     assert [e.lines for e in store.entries(session.gid)] == expected, (undone, now)
     store.close()
 
+
+
+def test_a_whole_copy_with_an_entry_not_as_written_is_copied_again_at_the_start(
+        tmp_path: pathlib.Path) -> None:
+    """The chaos run (lane 2403, round 324): a flipped bit in a whole copy's entry that
+    left its page sound passed SQLite's quick check, so later starts kept adding changes to
+    it; when the store was then lost, the game ended at that entry. A start checks the
+    whole copy's rows against their checksums as it does the changes', and makes a new
+    whole copy when one is not as written."""
+    path = str(tmp_path / "companion.sqlite")
+    expected = build(path)
+    make_copy(path)
+    base = copies(path)[0]
+    raw = bytearray(base.read_bytes())
+    text = next(text for entries in expected.values() for lines in entries[20:]
+                if raw.count(text := "\n".join(lines).encode()) == 1)  # one entry's alone
+    raw[raw.find(text)] ^= 0x20  # a capital or a small letter the other way: nobody plays
+    base.write_bytes(bytes(raw))
+    store = Store(path)
+    backups = keep_copies(store)  # a start: the first copy of a run looks at the copies
+    backups.request()
+    backups.stop()
+    store.close()
+    all_deleted_but_copies(path)
+    store, _ = open_store(path)
+    assert kept(store, expected) == 360
+    store.close()
