@@ -54,6 +54,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from companion.store import ENTRY_SUMMED, WRONG, trust
 from tests.faultmatrix import (
     ENV,
     FAULTS,
@@ -819,7 +820,7 @@ def copies_hold(state: pathlib.Path) -> dict[int, list[str]]:
                 db.close()
                 continue
             heads = dict(db.execute("SELECT id, head FROM games"))
-            entries = {(g, s): str(t) for g, s, t in db.execute("SELECT game, seq, lines FROM entries")}
+            entries = as_written(db, "")
             db.close()
         except sqlite3.Error:
             continue
@@ -834,20 +835,33 @@ def copies_hold(state: pathlib.Path) -> dict[int, list[str]]:
                         if since is not None:
                             entries = {k: v for k, v in entries.items() if not (k[0] == gid and k[1] >= since)}
                     heads.update(dict(db.execute("SELECT id, head FROM games WHERE copy = ?", (number,))))
-                    entries.update({(g, s): str(t) for g, s, t in db.execute(
-                        "SELECT game, seq, lines FROM entries WHERE copy = ?", (number,))})
+                    entries.update(as_written(db, f" WHERE copy = {int(number)}"))
             finally:
                 db.close()
         held: dict[int, list[str]] = {}
         for gid, head in heads.items():
             lines: list[str] = []
             for seq in range(1, int(head) + 1):
-                if (gid, seq) not in entries:
+                if entries.get((gid, seq)) is None:
                     break
                 lines += entries[(gid, seq)].split("\n")
             held[gid] = lines
         return held
     return {}
+
+
+def as_written(db: sqlite3.Connection, where: str) -> dict[tuple[int, int], str | None]:
+    """A copy's entries by game and number: each one's lines, or None where its values are
+    not as written (their checksum differs). A copy does not hold such an entry: salvage
+    takes it only where nothing else replays, and then it is not the line acknowledged (it
+    was counted held by its first line alone when the flip was in a later one)."""
+    db.row_factory, db.text_factory = sqlite3.Row, bytes  # summed as stored
+    try:
+        return {(row["game"], row["seq"]): None if trust(dict(row), ENTRY_SUMMED) == WRONG
+                else bytes(row["lines"]).decode(errors="replace")
+                for row in db.execute(f"SELECT * FROM entries{where}")}
+    finally:
+        db.row_factory, db.text_factory = None, str
 
 
 # --- lanes, alone or in a namespace of their own ---
