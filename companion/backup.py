@@ -45,6 +45,7 @@ import time
 from collections.abc import Mapping
 from typing import Literal
 
+from companion.smallfile import sync_directory
 from companion.store import (
     BUSY_TIMEOUT_MS,
     CACHES,
@@ -387,15 +388,6 @@ def connect(path: pathlib.Path | str, mode: Literal["rw", "rwc"] = "rw") -> sqli
                          isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
     db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
     return db
-
-
-def sync_directory(directory: pathlib.Path) -> None:
-    """Make renames in ``directory`` durable, so a power cut cannot undo them."""
-    handle = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(handle)
-    finally:
-        os.close(handle)
 
 
 class Backups:

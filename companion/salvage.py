@@ -39,12 +39,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion import rawread
-from companion.backup import changes_of, copies, regular, sequence_reached, sync_directory
+from companion.backup import changes_of, copies, regular, sequence_reached
 from companion.exc import RecordError, UnreadableRecord
 from companion.games import GAMES
 from companion.games.base import counted
 from companion.record import Replayer, replay_header
-from companion.smallfile import aside_name
+from companion.smallfile import aside_name, sync_directory
 from companion.statedir import not_a_store
 from companion.store import (
     ENTRY_SUMMED,

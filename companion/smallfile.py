@@ -103,6 +103,15 @@ def read_small(path: str | os.PathLike[str], limit: int) -> bytes:
     return b"".join(chunks)
 
 
+def sync_directory(directory: str | pathlib.Path) -> None:
+    """Make renames in ``directory`` durable, so a power cut cannot undo them."""
+    handle = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(handle)
+    finally:
+        os.close(handle)
+
+
 def write_small(path: pathlib.Path, data: bytes, mode: int = 0o666) -> None:
     """Replace ``path`` with ``data`` atomically and synced; OSError when that fails, and
     then the file is as it was. ``mode`` before the umask (0o600: this user only)."""

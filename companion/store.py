@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
+import os
 import sqlite3
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -31,6 +33,9 @@ from typing import Any, Literal, get_args
 
 from companion.clock import SYSTEM, Clock
 from companion.exc import NoSuchGame, Unreadable
+from companion.smallfile import sync_directory
+
+log = logging.getLogger(__name__)
 
 # The durability settings live here and nowhere else. WAL with synchronous=FULL syncs the
 # log on every commit: a commit that returned survives a power cut. NORMAL would not.
@@ -208,13 +213,10 @@ class Store:
         # (None: only the game's row) and whether it began or ended a game (a milestone):
         # the backup copies (companion/backup.py) hang here.
         self.after_commit: Callable[[int, int | None, bool], None] | None = None
-        self.db = (connect or _connect)(path)
+        self.connect = connect or _connect
+        self.db = self.connect(path)
         try:
-            self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            for key, value in DURABILITY.items():
-                self.db.execute(f"PRAGMA {key} = {value}")
-            self.db.execute("PRAGMA foreign_keys = ON")
-            self.db.row_factory = sqlite3.Row
+            self._settings()
             self._whole()
             try:
                 # One transaction: a power cut while a new store's tables are made leaves all
@@ -234,6 +236,10 @@ class Store:
             #: in the schema's text is found by the checks that look for damage).
             self.summed = bool(self.db.execute("SELECT count(*) FROM pragma_table_info('entries')"
                                                " WHERE name = 'crc'").fetchone()[0])
+            #: The main file and the log this connection writes, as the file system names
+            #: them (None: none at the path, or not a real file): see :meth:`_keep_files`.
+            self.main_file, self.log_file = file_identity(path), file_identity(f"{path}-wal")
+            self.said_lost = False
         except UnicodeDecodeError as err:  # SQLite's own message naming a garbled schema's
             self.db.close()                # bytes: damage, as every reader takes an SQLite error
             raise Unreadable(f"the store's schema is damaged (its text is not UTF-8: {err.reason} "
@@ -241,6 +247,13 @@ class Store:
         except BaseException:
             self.db.close()  # a damaged or locked file: the caller decides, and may retry
             raise
+
+    def _settings(self) -> None:
+        self.db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        for key, value in DURABILITY.items():
+            self.db.execute(f"PRAGMA {key} = {value}")
+        self.db.execute("PRAGMA foreign_keys = ON")
+        self.db.row_factory = sqlite3.Row
 
     def _whole(self) -> None:
         """Unreadable when the file holds one of the games and entries tables without the
@@ -427,8 +440,64 @@ class Store:
             "SELECT seq, shown FROM reveals"))
 
     def _committed(self, gid: int, since: int | None, milestone: bool) -> None:
+        self._keep_files()
         if self.after_commit is not None:
             self.after_commit(gid, since, milestone)
+
+    def _keep_files(self) -> None:
+        """Make what was just committed reach the files at the store's path when they are no
+        longer the ones this connection writes (removed while the companion runs, by hand or
+        by a program cleaning up): SQLite goes on writing into the removed file, and its
+        checkpoints move the log's pages there, so the next start would not find them. One
+        stat of each file per commit finds it, before the change is acknowledged."""
+        if self.main_file is not None and file_identity(self.path) != self.main_file:
+            self._main_lost()
+        elif self.log_file is not None and file_identity(f"{self.path}-wal") != self.log_file:
+            # the main file is still there: a full checkpoint moves every frame of the
+            # removed log into it, synced (synchronous=FULL)
+            busy, frames, moved = self.db.execute("PRAGMA wal_checkpoint(FULL)").fetchone()
+            self._said("log", "each change is now put into the main file" if not busy and
+                       moved == frames else f"{frames - moved} of {frames} log pages could not be"
+                       " put into the main file yet")
+
+    def _main_lost(self) -> None:
+        """The main file is gone from the path: a whole copy of the store as this connection
+        reads it (the removed file and its log) goes there, synced, and the connection
+        opens it; the log beside it holds only pages the copy holds as they are. Another
+        file put in its place is not this store's to overwrite: it is left, and said."""
+        if os.path.lexists(self.path):
+            self._said("main file", "another file is in its place: restart the companion")
+            return
+        fresh = f"{self.path}.rescue"
+        try:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(fresh)
+            copy = sqlite3.connect(fresh)
+            try:
+                self.db.backup(copy)
+            finally:
+                copy.close()
+            with open(fresh, "rb") as handle:
+                os.fsync(handle.fileno())
+            os.rename(fresh, self.path)
+            sync_directory(os.path.dirname(os.path.abspath(self.path)))
+        except (OSError, sqlite3.Error) as err:  # a full card: the next change tries again
+            with contextlib.suppress(OSError):
+                os.remove(fresh)
+            log.error("the store's main file (%s) was removed while the companion ran, and could"
+                      " not be written again from the open store: %s", self.path, err)
+            return
+        old, self.db = self.db, self.connect(self.path)
+        self._settings()
+        old.close()
+        self.main_file, self.log_file = file_identity(self.path), file_identity(f"{self.path}-wal")
+        self._said("main file", "it was written again from the open store")
+
+    def _said(self, which: str, what: str) -> None:
+        if not self.said_lost:
+            log.error("the store's %s (%s) was removed or replaced while the companion ran: %s",
+                      which, self.path, what)
+        self.said_lost = True
 
     def rolls_reach(self, gid: int) -> int:
         """The furthest entry the game's dice audit holds a roll for (0: none)."""
@@ -1040,6 +1109,15 @@ def sum_all(db: sqlite3.Connection) -> None:
 #: The schema's steps, oldest first; a store's PRAGMA user_version counts those it has had.
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (order_by_sequence, keep_sources,
                                                                  index_rolls_by_entry, sum_rows)
+
+
+def file_identity(path: str) -> tuple[int, int] | None:
+    """Which file ``path`` names (device and inode), None when none (or it cannot be told)."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return found.st_dev, found.st_ino
 
 
 def _connect(path: str) -> sqlite3.Connection:

@@ -925,3 +925,44 @@ def test_a_whole_copy_with_an_entry_not_as_written_is_copied_again_at_the_start(
     store, _ = open_store(path)
     assert kept(store, expected) == 360
     store.close()
+
+
+@pytest.mark.parametrize("gone", ["", "-wal"])
+def test_files_removed_while_the_companion_runs_lose_nothing_acknowledged(
+        tmp_path: pathlib.Path, gone: str) -> None:
+    """The store's main file or its log removed while the daemon runs (by hand, or by a
+    program cleaning up): its connection goes on writing into the removed file, and a
+    checkpoint moves the log's pages there, where the next start cannot find them. What is
+    acknowledged after it was removed reaches the files at the store's path first, and the
+    next start (after a power cut) brings back every entry of every game."""
+    path = str(tmp_path / "companion.sqlite")
+    store = Store(path)
+    backups = Backups(path)
+    store.after_commit = backups.changed
+    gids = []
+    for header, lines in scripts()[:5]:  # in no copy yet, on pages no later change rewrites
+        session = Session.new(store, header)
+        gids.append(session.gid)
+        for line in lines:
+            session.play([line])
+    os.remove(f"{path}{gone}")
+    second, others = scripts()[5]
+    later = Session.new(store, second)
+    gids.append(later.gid)
+    for line in others[:10]:
+        later.play([line])
+    # the log's pages go to the removed file, and the log starts again (the copies'
+    # connection checkpoints; SQLite writes over a log's old frames)
+    store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    for line in others[10:20]:
+        later.play([line])
+    expected = {gid: [e.lines for e in store.entries(gid)] for gid in gids}
+    after = tmp_path / "after"  # the files as the power cut finds them
+    after.mkdir()
+    for name in tmp_path.iterdir():
+        if name.is_file():
+            shutil.copyfile(name, after / name.name)
+    store.close()
+    store, _ = open_store(str(after / "companion.sqlite"))
+    assert {gid: [e.lines for e in store.entries(gid)] for gid in expected} == expected
+    store.close()
