@@ -860,7 +860,13 @@ class Faults:
         table, column, key = ROW_TABLES[self.cell.artifact]
         db = sqlite3.connect(self.state / STORE, isolation_level=None)
         try:
-            keys = db.execute(f"SELECT game, {key} FROM {table}").fetchall()
+            # Keys read as stored: an earlier fault (a chaos lane's) may have left one that is
+            # not UTF-8, which cannot be bound again as text: that row is damaged already.
+            db.text_factory = bytes
+            keys = [(game, value.decode() if isinstance(value, bytes) else value)
+                    for game, value in db.execute(f"SELECT game, {key} FROM {table}")
+                    if not isinstance(value, bytes) or utf8(value)]
+            db.text_factory = str
             assert keys, f"the baseline has no {table}"
             where = f"game = ? AND {key} = ?"
             chosen = keys if table == "rolls" and fault != "bitflips" else [self.rng.choice(keys)]
