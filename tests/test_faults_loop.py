@@ -201,6 +201,11 @@ def test_a_device_that_never_reads_never_slows_the_other_port_or_the_buttons(
     assert until(lambda: len(loop.daemon.app.links) == 2 if loop.daemon else False)
     for line in (b"game microbot-racers\n", b"players Ann Bob\n"):  # a game to report on
         round_trip(console, line)
+    # The same round trips with the device quiet, on this machine now: a machine busy with
+    # other work slows both alike (the pseudo-terminals' kernel work is not the loop's), a
+    # loop that waits on the stuck device slows only the flooded ones (by 100 ms and more).
+    quiet = statistics.quantiles([round_trip(console, b"state\n") for _ in range(100)], n=100)[98]
+    allowed = max(0.050, 3 * quiet)
     sender = flood(stuck, case)
     try:
         port = loop.ports["serial 1"]
@@ -209,7 +214,8 @@ def test_a_device_that_never_reads_never_slows_the_other_port_or_the_buttons(
         delays = [round_trip(console, b"state\n") for _ in range(300)]
         p99 = statistics.quantiles(delays, n=100)[98]
         worst = sorted(delays)[-5:]
-        assert p99 < 0.050, f"p99 {p99 * 1000:.0f} ms; the worst: {[round(d * 1000) for d in worst]} ms"
+        assert p99 < allowed, (f"p99 {p99 * 1000:.0f} ms (quiet {quiet * 1000:.0f} ms); "
+                               f"the worst: {[round(d * 1000) for d in worst]} ms")
         before = loop.device.image.tobytes()
         pin = Device.pin_factory.pin(PRESETS["minimal"]["down"])
 
