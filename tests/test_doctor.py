@@ -709,3 +709,21 @@ def test_the_pi_page_shows_the_broken_pi_as_the_doctor_prints_it(tmp_path: pathl
     sample = broken_pi(tmp_path).report()
     assert f"```console\n$ companion doctor\n{sample}```" in page
     assert {FAIL, WARN} <= {line.split()[0] for line in sample.splitlines()[:-1]}
+
+
+@pytest.mark.parametrize("raised", [ValueError("a number of the wrong kind"), TypeError("not text"),
+                                    OSError(5, "Input/output error")])
+def test_a_copy_whose_reading_raises_is_its_own_line_not_doctor_s_end(
+        tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, raised: Exception) -> None:
+    """A chaos run saw doctor end in a traceback while checking a backup copy: whatever
+    reading a copy raises is that copy's problem, said on its line."""
+    from companion.doctor import checks
+
+    path = tmp_path / "companion.sqlite.backup-1"
+    Store(str(path)).close()
+
+    def failing(self: Store) -> str:
+        raise raised
+    monkeypatch.setattr(Store, "unreadable", failing)
+    said = checks.copy_damage(path)
+    assert said.startswith("could not be checked (") and str(raised) in said

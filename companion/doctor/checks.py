@@ -713,4 +713,8 @@ def copy_damage(file: pathlib.Path) -> str:
                 copy.close(fold_log=False)
     except sqlite3.DatabaseError as err:
         return f"is damaged ({err})"
+    except (sqlite3.Error, ValueError, TypeError, OSError) as err:
+        # A copy is whatever the card holds: what its reading raises is its damage, said
+        # on its line (a chaos run saw doctor end in a traceback here), never doctor's end.
+        return f"could not be checked ({type(err).__name__}: {err})"
     return "" if found == ["ok"] else f"is damaged ({'; '.join(found[:2])})"
