@@ -73,8 +73,9 @@ def open_page(browser: Any, box: Box, host: str = "127.0.0.1", script: str = "")
     if script:
         page.add_init_script(script)
     outside: list[str] = []
+    here = f"http://{host}:{box.port}/"  # read now: the box may be gone when the page closes
     page.on("request", lambda request: outside.append(request.url)
-            if not request.url.startswith(f"http://{host}:{box.port}/") else None)
+            if not request.url.startswith(here) else None)
     page.goto(f"http://{host}:{box.port}{box.page()}")
     page.wait_for_function("document.body.dataset.version !== undefined")
     page.outside = outside
