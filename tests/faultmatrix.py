@@ -65,6 +65,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from companion.store import utf8
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
 ENV = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock", "PYGAME_HIDE_SUPPORT_PROMPT": "1"}
@@ -1349,14 +1351,6 @@ def restorable(state: pathlib.Path) -> bool:
             finally:
                 db.close()
     except sqlite3.DatabaseError:
-        return False
-    return True
-
-
-def utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
         return False
     return True
 
