@@ -306,7 +306,7 @@ class Lane(Faults):
         found = TRACEBACK.search(text)
         if found:
             self.tally.tracebacks += 1
-            self.problem(f"a traceback: {text[found.start():found.start() + 1500]}")
+            self.problem(f"a traceback: {traceback_text(text[found.start():])}")
         return [line for line in text.splitlines()
                 if line and not line[:1].isdigit() and not line.startswith(("INFO ", "WARNING ", "ERROR "))]
 
@@ -760,7 +760,7 @@ class Lane(Faults):
         found = TRACEBACK.search(done.stdout + done.stderr)
         if found:
             self.tally.tracebacks += 1
-            self.problem(f"a traceback in doctor: {(done.stdout + done.stderr)[found.start():][:1500]}")
+            self.problem(f"a traceback in doctor: {traceback_text((done.stdout + done.stderr)[found.start():])}")
 
     def recover(self) -> None:
         """After the harness failed mid-round: the daemon down, every fault undone that can
@@ -794,6 +794,22 @@ class Lane(Faults):
             self.let_go()
         with contextlib.suppress(OSError):
             self.tty.unplug()
+
+
+def traceback_text(text: str) -> str:
+    """A traceback as a problem line: its head and its last lines, where the exception is named
+    (the first 1,500 characters alone once cut a doctor traceback before its exception)."""
+    lines = text.splitlines()
+    chained = ("Traceback", "During handling", "The above exception")
+    heads = [i for i, line in enumerate(lines) if i and line[:1].strip() and not line.startswith(chained)]
+    end = len(lines) - 1
+    for i in heads:  # the exception line after which no chained traceback follows
+        rest = [line for line in lines[i + 1:i + 3] if line.strip()]
+        if not (rest and rest[0].startswith(chained)):
+            end = i
+            break
+    shown = lines[:end + 1]
+    return "\n".join(shown) if len(shown) <= 40 else "\n".join([*shown[:8], "...", *shown[-30:]])
 
 
 def prefix(stored: list[str], acked: list[str]) -> int:
