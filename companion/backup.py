@@ -26,10 +26,12 @@ changed since the last copy, with SQLite's index on it: a copy reads what change
 store. Restoring (companion/salvage.py) reads the newest sound base and replays its changes
 on it, copy by copy, up to the first that cannot be read.
 
-The worker makes the copies with its own connection, so a press never waits for one: in WAL
-mode SQLite lets it read a consistent snapshot while the main thread goes on writing. Before
-a base it checkpoints the log into the main file (PASSIVE: it waits for nobody), so that
-file, not only its log, holds the games.
+Each change is copied before it is acknowledged (:class:`Backups`), on a connection of its
+own; a new base is made by a worker thread, so a press never waits for one: in WAL mode
+SQLite lets it read a consistent snapshot while the main thread goes on writing, and the
+entries committed meanwhile go on into the changes of the base before it. Before a base
+it checkpoints the log into the main file (PASSIVE: it waits for nobody), so that file,
+not only its log, holds the games.
 """
 
 from __future__ import annotations
@@ -61,10 +63,10 @@ from companion.store import (
 log = logging.getLogger(__name__)
 
 KEEP = 2  # bases kept, each with its changes: a base made just after damage struck has an older one
-#: Entries or head moves between copies during a game: every one. A card that loses the
-#: store file itself (or its log) after a power cut then still holds, in the copies, each
-#: entry acknowledged; a copy is one small transaction (about 13 KB written), made by the
-#: worker a few milliseconds after the entry while the table plays on.
+#: Entries or head moves between copies during a game: every one, copied before it is
+#: acknowledged. A card that loses the store file itself (or its log) after a power cut
+#: then still holds, in the copies, each entry acknowledged; a copy is one small
+#: transaction (about 13 KB written).
 EVERY = 1
 #: The changes may grow to this share of their base's size before a new base is made. A
 #: base costs the store's size; the changes that made it due cost twice as much at 0.5:
@@ -129,11 +131,13 @@ def backup_files(store: str | pathlib.Path) -> list[pathlib.Path]:
 
 
 def make_copy(store: str | pathlib.Path, changed: Changed | None = None, keep: int = KEEP,
-              rebase: bool = False) -> pathlib.Path | None:
+              rebase: bool = False, grown: bool = True) -> pathlib.Path | None:
     """Copy what changed since the last copy (``changed``: from which entry each game did;
     None: every changed game from its first) into the newest base's changes, or make a new
-    base (when there is none, ``rebase``, the changes have grown to :data:`REBASE` of it, or
-    the store is not the one they follow). The file written; None when nothing changed."""
+    base (when there is none, ``rebase``, the changes have grown to :data:`REBASE` of it
+    and ``grown`` says so, or the store is not the one they follow). The file written;
+    None when nothing changed. ``grown=False``: changes that have grown are added to all the
+    same (an entry waits for its copy; the worker makes the new base, :func:`base_due`)."""
     path = pathlib.Path(store)
     bases = copies(path)
     if rebase or not bases:
@@ -142,8 +146,7 @@ def make_copy(store: str | pathlib.Path, changed: Changed | None = None, keep: i
     changes = changes_of(base)
     if not regular(changes):  # gone, or something else put in its place
         return make_base(path, keep)
-    size = changes.stat().st_size
-    if size >= REBASE * base.stat().st_size:
+    if grown and base_due(base):
         return make_base(path, keep)
     try:
         written = append_changes(path, changes, changed or {})
@@ -159,6 +162,14 @@ def make_copy(store: str | pathlib.Path, changed: Changed | None = None, keep: i
     if written == "unknown":
         return make_base(path, keep)
     return changes if written == "copied" else None
+
+
+def base_due(base: pathlib.Path) -> bool:
+    """Whether ``base``'s changes have grown to :data:`REBASE` of its size (a new base is due)."""
+    try:
+        return changes_of(base).stat().st_size >= REBASE * base.stat().st_size
+    except OSError:
+        return True
 
 
 def append_changes(path: pathlib.Path, changes: pathlib.Path,
@@ -251,19 +262,38 @@ def make_base(path: pathlib.Path, keep: int = KEEP, prune: bool = True) -> pathl
     """A whole copy of the store as the next base, with its (empty) changes file; the newest
     ``keep`` bases are kept, and never one that holds more of the games' history than the
     new one (its copies reached further in the store's sequence)."""
+    fresh, target = prepare_base(path)
+    return install_base(path, fresh, target, keep, prune)
+
+
+def prepare_base(path: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
+    """The next base written beside the copies, not yet in their place (``…backup-new``,
+    synced), with its changes file; both, to :func:`install_base` or :func:`discard_base`."""
     fresh = path.with_name(f"{path.name}{SUFFIX}new")
     existing = numbered(path)  # past anything put in their place too: never over it
     number = existing[0][0] + 1 if existing else 1
     target = path.with_name(f"{path.name}{SUFFIX}{number}")
     try:
         write_copy(path, fresh)
-        reached = start_changes(fresh, changes_of(target))
+        start_changes(fresh, changes_of(target))
     except BaseException:
-        # a full card: a half-written copy must not take the space the store needs
-        for left in (fresh, changes_of(target)):
-            with contextlib.suppress(OSError):
-                left.unlink()
+        discard_base(fresh, target)
         raise
+    return fresh, target
+
+
+def discard_base(fresh: pathlib.Path, target: pathlib.Path) -> None:
+    """A base not put in place: a half-written copy must not take the space the store needs
+    (a full card)."""
+    for left in (fresh, changes_of(target)):
+        with contextlib.suppress(OSError):
+            left.unlink()
+
+
+def install_base(path: pathlib.Path, fresh: pathlib.Path, target: pathlib.Path,
+                 keep: int = KEEP, prune: bool = True) -> pathlib.Path:
+    """A prepared base put in its place, and the bases past the newest ``keep`` removed."""
+    reached = sequence_reached(fresh, changes_of(target))
     os.replace(fresh, target)
     if prune:
         for old in copies(path)[keep:]:
@@ -363,12 +393,14 @@ def rows_not_as_written(db: sqlite3.Connection) -> str:
     return ""
 
 
-def sequence_reached(base: pathlib.Path) -> int:
-    """How far in the store's sequence a base and its changes reached (0 when unreadable)."""
-    if not regular(changes_of(base)):
+def sequence_reached(base: pathlib.Path, changes: pathlib.Path | None = None) -> int:
+    """How far in the store's sequence a base and its changes (``changes``: beside it)
+    reached (0 when unreadable)."""
+    changes = changes or changes_of(base)
+    if not regular(changes):
         return 0
     try:
-        db = sqlite3.connect(f"{changes_of(base).resolve().as_uri()}?mode=ro", uri=True)
+        db = sqlite3.connect(f"{changes.resolve().as_uri()}?mode=ro", uri=True)
         try:
             reached = db.execute("SELECT coalesce(max(touched), 0) FROM backup_copy"
                                  " WHERE typeof(touched) = 'integer'").fetchone()[0]
@@ -391,11 +423,17 @@ def connect(path: pathlib.Path | str, mode: Literal["rw", "rwc"] = "rw") -> sqli
 
 
 class Backups:
-    """The store's copies, made off the press path by a worker thread.
+    """The store's copies: each change copied before it is acknowledged, whole copies made
+    by a worker thread.
 
     Hang :meth:`changed` on :attr:`Store.after_commit`; :meth:`start` the worker;
-    :meth:`stop` it at a clean stop (it makes a last copy if anything changed). Without a
-    worker (tests), :meth:`run_due` makes the copy asked for, in the caller's thread.
+    :meth:`stop` it at a clean stop (it makes a last copy if anything changed). With the
+    worker started, a change is copied before :meth:`changed` returns, so the screen and
+    the console answer only once the entry is in the store and in a copy: a card that loses
+    the store file or its log after a power cut has lost nothing anybody saw. That copy is
+    one small transaction (:func:`append_changes`); a new whole copy, when one is due, is the
+    worker's, while the table plays on (:meth:`rebase_now`). Without a worker (tests),
+    :meth:`run_due` makes the copy asked for, in the caller's thread.
     ``rebase``: the first copy is a whole one (after salvage made the store anew).
     """
 
@@ -407,10 +445,15 @@ class Backups:
         self.rebase = rebase
         self.changes = 0  # since the last copy was asked for (main thread only)
         self.wanted = False
+        self.base_wanted = False
         self.stopping = False
         #: For each game changed since the last copy, the first entry that changed.
         self.pending: dict[int, int | None] = {}
-        self.lock = threading.Lock()
+        #: While the worker makes a new base: each game changed since it began, and from
+        #: where (the base may not hold it: its first copy copies it again).
+        self.since_base: dict[int, int | None] | None = None
+        self.lock = threading.Lock()  # guards the fields above, held for no file's work
+        self.copying = threading.Lock()  # one copy written at a time, by either thread
         self.wake = threading.Event()
         self.thread: threading.Thread | None = None
         #: Whether this process has looked at the newest whole copy yet (its first copy does)
@@ -420,13 +463,26 @@ class Backups:
 
     def changed(self, gid: int, since: int | None, milestone: bool) -> None:
         """One committed change to game ``gid`` from entry ``since`` (None: its row only)
-        (main thread; a counter, a dictionary and, now and then, an event): ask for a copy
-        when a game just began or ended, or enough changed."""
+        (main thread, before the change is acknowledged): copied at once when the worker
+        runs and :attr:`every` changes or a game's start or end make a copy due."""
         with self.lock:
             self.pending[gid] = earliest(self.pending.get(gid, since), since)
+            if self.since_base is not None:
+                self.since_base[gid] = earliest(self.since_base.get(gid, since), since)
         self.changes += 1
-        if milestone or self.changes >= self.every:
+        if not (milestone or self.changes >= self.every):
+            return
+        if self.thread is None:
             self.request()
+            return
+        self.changes = 0
+        with self.copying:  # waits only for the first copy of a run, or a base's last steps
+            made = self._copy(grown=False)
+        bases = copies(self.store) if made is not None else []
+        if bases and base_due(bases[0]):
+            with self.lock:
+                self.base_wanted = True
+            self.wake.set()
 
     def request(self) -> None:
         self.changes = 0
@@ -460,6 +516,10 @@ class Backups:
             self.wake.wait()
             self.wake.clear()
             self.run_due()
+            with self.lock:
+                rebase, self.base_wanted = self.base_wanted, False
+            if rebase and not self.stopping:
+                self.rebase_now()
             if self.stopping and not self.wanted:  # a last copy asked for meanwhile: make it
                 return
 
@@ -469,6 +529,13 @@ class Backups:
             if not self.wanted:
                 return None
             self.wanted = False
+        with self.copying:
+            return self._copy(grown=True)
+
+    def _copy(self, grown: bool) -> pathlib.Path | None:
+        """Copy what changed (the caller holds :attr:`copying`); the file written. A copy
+        that fails is logged, and what it would have copied waits for the next one."""
+        with self.lock:
             changed, self.pending = self.pending, {}
         try:
             if not self.looked:  # copies that cannot be restored from are none: a whole one
@@ -477,12 +544,11 @@ class Backups:
             # Until this process has made a copy, what changed before it started is not
             # known (a run the power ended after its last copy): every game changed since
             # the copies is copied from its first entry.
-            made = make_copy(self.store, changed if self.caught_up else {}, self.keep, self.rebase)
+            made = make_copy(self.store, changed if self.caught_up else {}, self.keep,
+                             self.rebase, grown)
         except Exception as err:  # full, failing, locked, or copies a flipped bit garbled:
             # the copies must outlive any of it (the worker would end, and no copy be made)
-            with self.lock:  # not copied: still to be copied next time
-                for gid, since in changed.items():
-                    self.pending[gid] = earliest(self.pending.get(gid, since), since)
+            self.keep_pending(changed)
             log.error("store copy failed (%s: %s); the store itself is unchanged",
                       type(err).__name__, err)
             return None
@@ -492,6 +558,40 @@ class Backups:
             log.info("store copied to %s", made.name)
         return made
 
+    def keep_pending(self, changed: Changed) -> None:
+        """What a copy did not copy, still to be copied by the next one."""
+        with self.lock:
+            for gid, since in changed.items():
+                self.pending[gid] = earliest(self.pending.get(gid, since), since)
+
+    def rebase_now(self) -> None:
+        """A new base, made while entries go on being copied into the changes of the one
+        before it: written beside the copies, then, with no copy under way, given a first
+        copy of every game changed since it began (the base may not hold those changes)
+        and put in its place. Until then, the older base and its changes hold everything."""
+        with self.lock:
+            self.since_base = {}
+        path = pathlib.Path(self.store)
+        try:
+            fresh, target = prepare_base(path)
+        except Exception as err:  # full or failing: the copies so far still hold everything
+            with self.lock:
+                self.since_base = None
+            log.error("whole store copy failed (%s: %s); copies go on into the last one",
+                      type(err).__name__, err)
+            return
+        with self.copying:
+            with self.lock:
+                since_base, self.since_base = self.since_base or {}, None
+            try:
+                append_changes(path, changes_of(target), since_base)
+                made = install_base(path, fresh, target, self.keep)
+            except Exception as err:
+                discard_base(fresh, target)
+                log.error("whole store copy failed (%s: %s); copies go on into the last one",
+                          type(err).__name__, err)
+                return
+        log.info("store copied to %s", made.name)
 
 
 def newest_restorable(store: str | pathlib.Path) -> bool:

@@ -12,10 +12,10 @@ matrix's own undo, or the configuration written back). Faults of the file system
 go while it runs too (a disk that fills in play, a card remounted read-only). Then it
 checks, against the acknowledgements it keeps outside the state directory:
 
-- every acknowledged entry is still stored, in order; a fault that destroys the store's
-  main file or its log after a power cut may take what no copy held yet (the entries
-  acknowledged since the last copy, read from the copies by this module's own reader);
-  those are counted apart, as *excused*;
+- every acknowledged entry is still stored, in order, whatever the fault destroyed but the
+  whole state directory (what that takes is counted apart, as *excused*);
+- after a power cut, every acknowledged entry is in the backup copies (read by this
+  module's own reader, not by salvage): an entry is copied before it is acknowledged;
 - the resumed game is what its stored lines replay to;
 - no start exits other than 0, 1 or 2, and none prints a traceback (its output, its log);
 - no fault that a retry cannot outlast exits 1 three times in a row (a *crash loop*);
@@ -229,7 +229,6 @@ class Lane(Faults):
         self.log_seen = 0
         self.app_log_seen = 0
         self.must: dict[int, int] = {}
-        self.held: dict[int, list[str]] | None = None
         self.started = time.monotonic()
         self.cell = self.cells[0]
         self.round_number = 0
@@ -456,8 +455,8 @@ class Lane(Faults):
             self.play(self.rng.randint(0, 3))
         killed = self.cell.baseline == "killed"
         self.take_down(killed)
-        # what a fault that destroys the store or its log may take: what no copy holds
-        self.held = copies_hold(self.state) if killed else None
+        if killed:
+            self.check_copies()
         self.must = {g.gid: len(g.lines) for g in self.games}
         self.notes = []
         self.unread = False
@@ -545,18 +544,11 @@ class Lane(Faults):
         self.proc = None
         self.down_at = time.monotonic()
 
-    def dropped(self) -> None:
-        held = copies_hold(self.state)
-        self.must = {g.gid: prefix(held.get(g.gid, []), g.lines) for g in self.games}
-
     def bring_up(self, heal: Callable[[], None] | None, cell: Cell | None) -> bool:
         """Start as systemd would until the daemon answers; undo the fault (``cell``'s;
         None: a restart after a power cut alone) when a person would: after an exit 2,
         after the exit 1 of a fault of the file system, or once the box is up."""
         fault = FAULTS[cell.fault] if cell is not None else FAULTS["held"]
-        if cell is not None and self.held is not None and cell.artifact in ("store", "wal") \
-                and fault.destroys:
-            self.must = {g.gid: prefix(self.held.get(g.gid, []), g.lines) for g in self.games}
         if cell is not None and cell.artifact == "statedir" and cell.fault in ("missing", "empty"):
             self.must = {g.gid: 0 for g in self.games}
         ones = 0
@@ -703,6 +695,15 @@ class Lane(Faults):
         with contextlib.suppress(OSError, shutil.Error):
             shutil.copytree(self.state, self.work / f"evidence-{self.round_number}", symlinks=True)
             shutil.copy(self.log, self.work / f"evidence-{self.round_number}" / "daemon.stderr")
+
+    def check_copies(self) -> None:
+        """Every acknowledged entry is in the backup copies as the power cut left them."""
+        held = copies_hold(self.state)
+        for game in self.games:
+            copied = prefix(held.get(game.gid, []), game.lines)
+            if copied < len(game.lines):
+                self.problem(f"game {game.gid}: {len(game.lines) - copied} acknowledged entries "
+                             f"in no copy after a power cut ({copied} of {len(game.lines)})")
 
     def check_resumed(self) -> None:
         """The game the box resumed (the latest unfinished one, by the store's sequence)
@@ -885,7 +886,6 @@ def as_written(db: sqlite3.Connection, where: str) -> dict[tuple[int, int], str 
 
 def run_lane(top: pathlib.Path, faults: int, seed: int, mounted: bool, deadline: float | None) -> Tally:
     lane = Lane(top, seed, mounted)
-    lane.held = None
     lane.round_problems = 0
     lane.round_number = 0
     number = 0
@@ -958,8 +958,7 @@ def report(tally: Tally, lanes: int, seed: int, mounted: bool) -> str:
         f"{minutes:.1f} minutes ({rate:.1f} faults a minute)",
         f"  faults survived:              {tally.survived} of {tally.faults}",
         f"  acknowledged entries lost:    {tally.lost} (of {tally.acknowledged} acknowledged; "
-        f"{tally.excused} more were held only by a store or log the fault destroyed, after "
-        f"the last copy)",
+        f"{tally.excused} more went with a whole state directory removed)",
         f"  longest time dark:            {tally.longest_dark:.1f} s (after {tally.dark_after or '-'})",
         f"  crash loops:                  {tally.crash_loops}",
         f"  tracebacks:                   {tally.tracebacks}",

@@ -16,8 +16,10 @@ resumes, logs an entry, starts a new game, serves the phone page and the downloa
 a person would undo (a permission, a full disk, a second process...) is then undone and the
 daemon started again. The invariants (:meth:`Cell.check`):
 
-- no acknowledged entry is lost: the store holds every acknowledged line, in order, except
-  those only the faulted artifact held (a single fault never costs more: :func:`kept`);
+- no acknowledged entry is lost: the store holds every acknowledged line, in order (an
+  entry is in the backup copies before it is acknowledged, so a fault that destroys the
+  store or its log costs nothing either; only a state directory gone whole takes its
+  games: :func:`kept`);
 - the daemon reaches a screen (its console answers, or it logs ``ready``), or exits 2 with
   one line; it never restarts in a loop: a start that exits 1 is retried as systemd would,
   and three in a row with a fault no retry can outlast (:attr:`Fault.passing`) is a loop;
@@ -119,22 +121,20 @@ ARTIFACTS = {a.name: a for a in (
 
 @dataclass(frozen=True)
 class Fault:
-    """A kind of fault. ``destroys``: the artifact's content is gone (nothing to undo);
-    ``passing``: a retry can outlast it (the file system may come back), so exit 1 is right;
+    """A kind of fault. ``passing``: a retry can outlast it (the file system may come back), so exit 1 is right;
     ``mount``: it needs a file system of its own."""
 
     name: str
-    destroys: bool = False
     passing: bool = False
     mount: bool = False
 
 
 FAULTS = {f.name: f for f in (
-    Fault("missing", destroys=True),
-    Fault("empty", destroys=True),
-    Fault("truncated", destroys=True),
-    Fault("bitflips", destroys=True),
-    Fault("wrong", destroys=True),  # well-formed, but the wrong types or values
+    Fault("missing"),
+    Fault("empty"),
+    Fault("truncated"),
+    Fault("bitflips"),
+    Fault("wrong"),  # well-formed, but the wrong types or values
     Fault("directory"),
     Fault("fifo"),
     Fault("device"),
@@ -155,8 +155,8 @@ HARMLESS = {
     ("shm", "bitflips"): "the first connection rebuilds the index from the log",
     ("shm", "held"): "readers share the index: that is what it is for",
     ("wal", "held"): "readers share the log: that is what it is for",
-    ("wal", "missing"): "nothing else records how much the log held: what only it held is gone "
-                        "unseen (the copies bring back the rest), and a clean stop leaves none",
+    ("wal", "missing"): "nothing else records how much the log held: the copies bring back "
+                        "what only it held, and a clean stop leaves none",
     ("wal", "empty"): "nothing else records how much the log held (see missing)",
     ("wal", "truncated"): "a log cut at a frame is a shorter log: nothing records its length",
     ("store", "held"): "a writer's lock passes, and the daemon waits for it; no lock says whose",
@@ -320,30 +320,25 @@ class Game:
 @dataclass
 class Baseline:
     """A state directory (``top/state``) and what was acknowledged in it (kept beside it,
-    in ``top/acks.json``): the games, and how many entries of each the backup copies hold."""
+    in ``top/acks.json``): the games."""
 
     top: pathlib.Path
     kind: str
     games: list[Game]
-    copied: dict[int, int]
 
     def save(self) -> None:
         (self.top / "acks.json").write_text(json.dumps(
-            {"kind": self.kind, "games": [asdict(g) for g in self.games],
-             "copied": self.copied}))
+            {"kind": self.kind, "games": [asdict(g) for g in self.games]}))
 
     @classmethod
     def load(cls, top: pathlib.Path) -> Baseline:
         data = json.loads((top / "acks.json").read_text())
-        return cls(top, data["kind"], [Game(**g) for g in data["games"]],
-                   {int(k): v for k, v in data["copied"].items()})
+        return cls(top, data["kind"], [Game(**g) for g in data["games"]])
 
 
 #: The baseline's games: a record from the bench data and how many of its lines are played.
 GAMES = (("quick-lemmings.record", None), ("microbot-lap-win.record", None),
          ("leaf-climbers.record", 320))
-#: Entries of the game in play logged after the last copy (in the log alone when killed).
-UNCOPIED = 20
 TOKEN = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # the phone view's link, as phone.json keeps it
 
 
@@ -384,12 +379,6 @@ def build_baseline(top: pathlib.Path, kind: str) -> Baseline:
     backups = Backups(path)
     store.after_commit = backups.changed
     games: list[Game] = []
-    copied: dict[int, int] = {}
-
-    def copy_due() -> None:
-        if backups.run_due() is not None:
-            copied.update({g.gid: len(g.lines) for g in games})
-
     for name, upto in GAMES:
         header, lines = record_lines(name)
         replayer = replay_header(header)
@@ -397,18 +386,18 @@ def build_baseline(top: pathlib.Path, kind: str) -> Baseline:
         session = Session.new(store, replayer.header)
         game = Game(session.gid, header, [])
         games.append(game)
-        copy_due()
-        lines = lines[:upto]
-        for number, text in enumerate(lines):
+        backups.run_due()  # each change is copied before it is acknowledged, as the daemon does
+        for text in lines[:upto]:
             rolled = " roll " in f" {text} "  # a device roll: kept in the dice audit too
             session.play([Line.parse(text)], rolled=rolled)
             game.lines.append(text)
-            if number < len(lines) - UNCOPIED or upto is None:
-                copy_due()
+            backups.run_due()
     # One more roll, undone: the redo stack and an undone roll in the audit.
     _, rest = record_lines(GAMES[-1][0])
     session.play([Line.parse(rest[len(games[-1].lines)])], rolled=True)
+    backups.run_due()
     session.undo()
+    backups.run_due()
     games[-1].undone.append(rest[len(games[-1].lines)])
     store.keep_reveal(session.gid, session.head, 1)  # a roll shown one by one, one line seen
     save_settings(Config(screen=ScreenConfig(dim_after=45.0, blank_after=900.0, rolls="one-by-one"),
@@ -421,7 +410,7 @@ def build_baseline(top: pathlib.Path, kind: str) -> Baseline:
     state.mkdir()
     if kind == "stopped":
         backups.request()
-        copy_due()
+        backups.run_due()
         store.close()  # a checkpoint, and SQLite removes the log and its index
         for item in live.iterdir():
             shutil.copy2(item, state / item.name)
@@ -430,19 +419,17 @@ def build_baseline(top: pathlib.Path, kind: str) -> Baseline:
             shutil.copy2(item, state / item.name)
         store.db.close()
     shutil.rmtree(live)
-    baseline = Baseline(top, kind, games, copied)
+    baseline = Baseline(top, kind, games)
     baseline.save()
     return baseline
 
 
 def kept(cell: Cell, baseline: Baseline) -> dict[int, int]:
     """For each baseline game, the acknowledged entries that must survive ``cell``: all of
-    them, but for a fault that destroys the only artifact that held some (the log, when
-    killed: what came after the last copy), or the whole state directory."""
+    them (each was in the copies before it was acknowledged), but for a fault that takes
+    the whole state directory, copies and all."""
     if cell.artifact == "statedir" and cell.fault in ("missing", "empty"):
         return {g.gid: 0 for g in baseline.games}
-    if (cell.artifact == "wal" and FAULTS[cell.fault].destroys and baseline.kind == "killed"):
-        return {g.gid: min(len(g.lines), baseline.copied.get(g.gid, 0)) for g in baseline.games}
     return {g.gid: len(g.lines) for g in baseline.games}
 
 
@@ -848,8 +835,6 @@ class Faults:
                     continue
                 if db.total_changes > before or spoil.startswith("DROP"):
                     self.notes.append(f"wrong values: {spoil}")
-                    if spoil.startswith("DROP") and self.cell.artifact == "store":
-                        self.dropped()
                     return
         finally:
             db.close()
@@ -1231,10 +1216,6 @@ class CellRun(Faults):
         holder.stop()
         self.tty.unplug()
         self.tty = self.first_tty
-
-    def dropped(self) -> None:
-        # what only the store held (after the last copy, when killed) is gone with it
-        self.must = {g.gid: min(len(g.lines), self.base.copied.get(g.gid, 0)) for g in self.base.games}
 
     # --- the ways that only read ---
 
