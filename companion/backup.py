@@ -367,18 +367,26 @@ def copies_unreadable(db: sqlite3.Connection) -> str:
         return str(err)
     if bad:
         return f"{bad} of its copies' numbers are not whole numbers"
-    return rows_not_as_written(db)
+    copied = db.execute("SELECT count(*) FROM backup_copy WHERE copy > 0").fetchone()[0]
+    # its tables come with its first copy; copies made before rows had checksums have none
+    return rows_not_as_written(db, tables=bool(copied), sums=False)
 
 
-def rows_not_as_written(db: sqlite3.Connection) -> str:
+def rows_not_as_written(db: sqlite3.Connection, tables: bool = True, sums: bool = True) -> str:
     """Why a copy's games' rows and entries (a whole copy's, or a changes file's) are not
     all as they were written ("" when they are): a flipped bit that leaves its page sound
     passes SQLite's quick check, and salvage takes such an entry only where no other
-    replays, so a copy holding one cannot stand in for the store."""
+    replays, so a copy holding one cannot stand in for the store. ``tables``: both tables
+    must be there (a whole copy without its entries table holds no game); ``sums``: with
+    their checksums (a whole copy made before rows had them is made again)."""
     try:
         for table, summed in ((GAMES_TABLE, GAME_SUMMED), ("entries", ENTRY_SUMMED)):
             names = columns(db, "main", table)
+            if not names and tables:
+                return f"its {table} table is missing"
             if "crc" not in names:
+                if names and sums:
+                    return f"its {table} rows have no checksums"
                 continue
             db.text_factory = bytes  # summed as stored, whatever a flipped bit made of the text
             try:

@@ -704,6 +704,7 @@ class Lane(Faults):
             if copied < len(game.lines):
                 self.problem(f"game {game.gid}: {len(game.lines) - copied} acknowledged entries "
                              f"in no copy after a power cut ({copied} of {len(game.lines)})")
+                self.keep_evidence()
 
     def check_resumed(self) -> None:
         """The game the box resumed (the latest unfinished one, by the store's sequence)

@@ -927,6 +927,32 @@ def test_a_whole_copy_with_an_entry_not_as_written_is_copied_again_at_the_start(
     store.close()
 
 
+@pytest.mark.parametrize("spoil", ["DROP TABLE entries", "DROP TABLE games",
+                                   "ALTER TABLE entries DROP COLUMN crc"])
+def test_a_whole_copy_missing_a_table_is_copied_again_at_the_start(
+        tmp_path: pathlib.Path, spoil: str) -> None:
+    """The chaos run (lane 271204, round 10): a whole copy whose entries table was dropped
+    (well-formed, so SQLite's quick check passes) was kept, and every later copy added to
+    it, so the copies held no entry of the game played since. A start makes a new whole
+    copy when the newest lacks a table or its rows' checksums."""
+    path = str(tmp_path / "companion.sqlite")
+    expected = build(path)
+    make_copy(path)
+    db = sqlite3.connect(copies(path)[0], isolation_level=None)
+    db.execute(spoil)
+    db.close()
+    assert not backup.newest_restorable(path)
+    store = Store(path)
+    backups = keep_copies(store)  # a start: the first copy of a run looks at the copies
+    backups.stop()
+    store.close()
+    assert backup.newest_restorable(path)
+    all_deleted_but_copies(path)
+    store, _ = open_store(path)
+    assert kept(store, expected) == 360
+    store.close()
+
+
 @pytest.mark.parametrize("gone", ["", "-wal"])
 def test_files_removed_while_the_companion_runs_lose_nothing_acknowledged(
         tmp_path: pathlib.Path, gone: str) -> None:
