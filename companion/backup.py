@@ -72,6 +72,14 @@ EVERY = 1
 #: base costs the store's size; the changes that made it due cost twice as much at 0.5:
 #: every copy pays about twice its own size again towards the next base.
 REBASE = 0.5
+#: What keeps a copy from being added to the changes for a while only: a full or failing
+#: card, memory. Anything else is the file's own fault, and a new whole copy is made: also
+#: another program holding the changes' lock, which a press would otherwise wait for.
+PASSING = frozenset((sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_NOMEM,
+                     sqlite3.SQLITE_INTERRUPT))
+#: How long a copy waits for another program holding the changes (or the store) locked,
+#: in ms: the press it follows waits as long.
+COPY_WAIT_MS = 500
 SUFFIX = ".backup-"
 CHANGES = ".changes"
 #: Pages of the changes file: small, since a copy changes a few rows at the end of each
@@ -151,9 +159,12 @@ def make_copy(store: str | pathlib.Path, changed: Changed | None = None, keep: i
     try:
         written = append_changes(path, changes, changed or {})
     except sqlite3.DatabaseError as err:
-        if primary(err) not in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
-            raise  # full, failing, locked: the next copy tries again
-        log.warning("the copies in %s are damaged (%s): a new whole copy", changes.name, err)
+        if primary(err) in PASSING:
+            raise  # the next copy tries again
+        # Damaged, or no longer written to as it is (a flipped bit in its header's write
+        # version makes SQLite open it read-only; a table not as the copies made it): a
+        # copy added there never would be, so every later entry would go uncopied.
+        log.warning("the copies in %s cannot be added to (%s): a new whole copy", changes.name, err)
         return make_base(path, keep)
     if written == "behind":
         log.warning("store %s is behind its copies (a store put back by hand?): a new whole "
@@ -179,6 +190,7 @@ def append_changes(path: pathlib.Path, changes: pathlib.Path,
     or the changes do not say where they reached ("unknown")."""
     source = connect(path)
     try:
+        source.execute(f"PRAGMA busy_timeout = {COPY_WAIT_MS}")
         source.execute("ATTACH DATABASE ? AS changes", (f"{changes.resolve().as_uri()}?mode=rw",))
         source.execute("PRAGMA changes.synchronous = FULL")
         source.execute("BEGIN")

@@ -165,7 +165,7 @@ HARMLESS = {
     ("backup", "missing"): "the next copy is a whole one; the store holds everything",
     ("changes", "missing"): "the next copy is a whole one; the store holds everything",
     ("backup", "held"): "a reader of a copy is waited for; the next copy goes on",
-    ("changes", "held"): "a reader of a copy is waited for; the next copy goes on",
+    ("changes", "held"): "another program holding the copies' lock: the next entry makes a new whole copy",
     ("checkpoint", "missing"): "a cache: the record is replayed",
     ("reveal", "missing"): "a cache: the roll is stored, and shown in the Log",
     ("rolls", "missing"): "nothing tells a game stored before the audit existed from one whose rows are gone",

@@ -13,12 +13,15 @@ from __future__ import annotations
 import pathlib
 import random
 import shutil
+import sqlite3
 import threading
+import time
+from collections.abc import Callable
 
 import pytest
 
 from companion import backup
-from companion.backup import copies, keep_copies
+from companion.backup import changes_of, copies, keep_copies
 from companion.games import GAMES
 from companion.record import Header
 from companion.salvage import open_store
@@ -128,5 +131,49 @@ def test_a_whole_copy_made_meanwhile_leaves_out_no_entry(tmp_path: pathlib.Path,
         assert store_lost(state, tmp_path / "later") == answered(store, session.gid)
     finally:
         go_on.set()
+        backups.stop()
+        store.close()
+
+
+def write_version_flipped(changes: pathlib.Path) -> None:
+    """The chaos run (lane 271304): one bit of the header's write version (byte 18) makes
+    SQLite open the file read-only, while every read and its quick check still pass."""
+    raw = bytearray(changes.read_bytes())
+    raw[18] ^= 0x02
+    changes.write_bytes(bytes(raw))
+
+
+def held_by_another_program(changes: pathlib.Path) -> sqlite3.Connection:
+    """Another program holding the changes' write lock (and keeping it)."""
+    holder = sqlite3.connect(changes, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    return holder
+
+
+@pytest.mark.parametrize("fault", [write_version_flipped, held_by_another_program])
+def test_copies_that_cannot_be_added_to_give_way_to_a_new_whole_copy(
+        tmp_path: pathlib.Path, fault: Callable[[pathlib.Path], object]) -> None:
+    """A changes file that is not written to as it is gives way to a new whole copy, at the
+    next entry: that entry and every later one is in a copy when it is answered, and the
+    answer comes at once (a lock held by another program is not waited out)."""
+    state = tmp_path / "state"
+    state.mkdir()
+    store = Store(str(state / "companion.sqlite"))
+    backups = keep_copies(store)
+    rng = random.Random(5)
+    held = None
+    try:
+        session = Session.new(store, Header(GAME, ("Ann", "Bob")))
+        step(session, rng)
+        held = fault(changes_of(copies(store.path)[0]))
+        for number in range(3):
+            started = time.monotonic()
+            step(session, rng)
+            assert time.monotonic() - started < 2.0, "the entry waited for the copies"
+            assert store_lost(state, tmp_path / f"cut-{number}") == answered(store, session.gid)
+        assert len(copies(store.path)) == 2  # one new whole copy, then on into its changes
+    finally:
+        if isinstance(held, sqlite3.Connection):
+            held.close()
         backups.stop()
         store.close()
