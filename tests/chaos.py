@@ -54,7 +54,6 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from companion.store import ENTRY_SUMMED, WRONG, trust
 from tests.faultmatrix import (
     ENV,
     FAULTS,
@@ -70,10 +69,12 @@ from tests.faultmatrix import (
     Game,
     Skip,
     as_without_privilege,
+    copies_hold,
     fill_up,
     free_port,
     namespace_command,
     phone_answers,
+    prefix,
     product,
 )
 
@@ -812,74 +813,6 @@ def traceback_text(text: str) -> str:
             break
     shown = lines[:end + 1]
     return "\n".join(shown) if len(shown) <= 40 else "\n".join([*shown[:8], "...", *shown[-30:]])
-
-
-def prefix(stored: list[str], acked: list[str]) -> int:
-    """How many acknowledged lines the stored ones begin with."""
-    same = 0
-    for a, b in zip(stored, acked):
-        if a != b:
-            break
-        same += 1
-    return same
-
-
-def copies_hold(state: pathlib.Path) -> dict[int, list[str]]:
-    """Each game's lines in force as the newest restorable whole copy and the copies made
-    since hold them: this module's own reading of companion/backup.py's files (a whole
-    copy; then each copy in the changes replaces a game's row, and its entries from the
-    first that changed)."""
-    bases = sorted(((int(p.name.rsplit("-", 1)[1]), p) for p in state.glob(f"{STORE}.backup-*")
-                    if p.name.rsplit("-", 1)[1].isdigit() and p.is_file()), reverse=True)
-    for _, base in bases:
-        try:
-            db = sqlite3.connect(f"{base.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
-            if db.execute("PRAGMA quick_check").fetchone()[0] != "ok":
-                db.close()
-                continue
-            heads = dict(db.execute("SELECT id, head FROM games"))
-            entries = as_written(db, "")
-            db.close()
-        except sqlite3.Error:
-            continue
-        changes = base.with_name(base.name + ".changes")
-        with contextlib.suppress(sqlite3.Error):
-            db = sqlite3.connect(f"{changes.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
-            try:
-                numbers = db.execute("SELECT copy FROM backup_copy WHERE copy > 0 ORDER BY copy").fetchall()
-                for (number,) in numbers:
-                    changed = db.execute("SELECT game, since FROM backup_game WHERE copy = ?", (number,))
-                    for gid, since in changed.fetchall():
-                        if since is not None:
-                            entries = {k: v for k, v in entries.items() if not (k[0] == gid and k[1] >= since)}
-                    heads.update(dict(db.execute("SELECT id, head FROM games WHERE copy = ?", (number,))))
-                    entries.update(as_written(db, f" WHERE copy = {int(number)}"))
-            finally:
-                db.close()
-        held: dict[int, list[str]] = {}
-        for gid, head in heads.items():
-            lines: list[str] = []
-            for seq in range(1, int(head) + 1):
-                if entries.get((gid, seq)) is None:
-                    break
-                lines += entries[(gid, seq)].split("\n")
-            held[gid] = lines
-        return held
-    return {}
-
-
-def as_written(db: sqlite3.Connection, where: str) -> dict[tuple[int, int], str | None]:
-    """A copy's entries by game and number: each one's lines, or None where its values are
-    not as written (their checksum differs). A copy does not hold such an entry: salvage
-    takes it only where nothing else replays, and then it is not the line acknowledged (it
-    was counted held by its first line alone when the flip was in a later one)."""
-    db.row_factory, db.text_factory = sqlite3.Row, bytes  # summed as stored
-    try:
-        return {(row["game"], row["seq"]): None if trust(dict(row), ENTRY_SUMMED) == WRONG
-                else bytes(row["lines"]).decode(errors="replace")
-                for row in db.execute(f"SELECT * FROM entries{where}")}
-    finally:
-        db.row_factory, db.text_factory = None, str
 
 
 # --- lanes, alone or in a namespace of their own ---

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pathlib
 
-from tests.chaos import copies_hold, prefix, run
-from tests.faultmatrix import STORE, build_baseline
+from tests.chaos import run
+from tests.faultmatrix import STORE, build_baseline, copies_hold, prefix
 
 
 def test_a_short_chaos_run_loses_nothing_and_never_loops(tmp_path: pathlib.Path) -> None:
