@@ -3,7 +3,8 @@
 Two kinds of file, named after the store (``companion.sqlite``):
 
 - ``companion.sqlite.backup-N``, a whole copy (a *base*), made with SQLite's online backup
-  API. It is written to ``…backup-new``, synced, then renamed: whole or absent.
+  API. It is written to ``…backup-new`` (or ``…backup-next``), synced, then renamed: whole
+  or absent.
 - ``companion.sqlite.backup-N.changes``, an SQLite file holding every copy made since base
   N, one transaction each: for each game changed since the copy before, its row, and its
   entries and dice rolls from the first one that changed (a push after an undo replaces
@@ -81,6 +82,9 @@ PASSING = frozenset((sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_N
 #: in ms: the press it follows waits as long.
 COPY_WAIT_MS = 500
 SUFFIX = ".backup-"
+#: The names a base is written under before it takes its number: ``new`` from a press's
+#: copy (the first, or one the changes cannot take), ``next`` from the worker.
+Fresh = Literal["new", "next"]
 CHANGES = ".changes"
 #: Pages of the changes file: small, since a copy changes a few rows at the end of each
 #: table (the journal and the pages written count in pages).
@@ -274,38 +278,40 @@ def make_base(path: pathlib.Path, keep: int = KEEP, prune: bool = True) -> pathl
     """A whole copy of the store as the next base, with its (empty) changes file; the newest
     ``keep`` bases are kept, and never one that holds more of the games' history than the
     new one (its copies reached further in the store's sequence)."""
-    fresh, target = prepare_base(path)
-    return install_base(path, fresh, target, keep, prune)
+    return install_base(path, prepare_base(path, "new"), keep, prune)
 
 
-def prepare_base(path: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
-    """The next base written beside the copies, not yet in their place (``…backup-new``,
-    synced), with its changes file; both, to :func:`install_base` or :func:`discard_base`."""
-    fresh = path.with_name(f"{path.name}{SUFFIX}new")
-    existing = numbered(path)  # past anything put in their place too: never over it
-    number = existing[0][0] + 1 if existing else 1
-    target = path.with_name(f"{path.name}{SUFFIX}{number}")
+def prepare_base(path: pathlib.Path, name: Fresh) -> pathlib.Path:
+    """The next base written beside the copies under a name of its own (``…backup-new``
+    from a press's copy, ``…backup-next`` from the worker: neither writes over the other's),
+    synced, with its changes file beside it; to :func:`install_base` or
+    :func:`discard_base`."""
+    fresh = path.with_name(f"{path.name}{SUFFIX}{name}")
     try:
         write_copy(path, fresh)
-        start_changes(fresh, changes_of(target))
+        start_changes(fresh, changes_of(fresh))
     except BaseException:
-        discard_base(fresh, target)
+        discard_base(fresh)
         raise
-    return fresh, target
+    return fresh
 
 
-def discard_base(fresh: pathlib.Path, target: pathlib.Path) -> None:
+def discard_base(fresh: pathlib.Path) -> None:
     """A base not put in place: a half-written copy must not take the space the store needs
     (a full card)."""
-    for left in (fresh, changes_of(target)):
+    for left in (fresh, changes_of(fresh)):
         with contextlib.suppress(OSError):
             left.unlink()
 
 
-def install_base(path: pathlib.Path, fresh: pathlib.Path, target: pathlib.Path,
-                 keep: int = KEEP, prune: bool = True) -> pathlib.Path:
-    """A prepared base put in its place, and the bases past the newest ``keep`` removed."""
-    reached = sequence_reached(fresh, changes_of(target))
+def install_base(path: pathlib.Path, fresh: pathlib.Path, keep: int = KEEP,
+                 prune: bool = True) -> pathlib.Path:
+    """A prepared base given the next number and put in its place, its changes first; the
+    bases past the newest ``keep`` removed."""
+    existing = numbered(path)  # past anything put in their place too: never over it
+    target = path.with_name(f"{path.name}{SUFFIX}{existing[0][0] + 1 if existing else 1}")
+    reached = sequence_reached(fresh)
+    os.replace(changes_of(fresh), changes_of(target))
     os.replace(fresh, target)
     if prune:
         for old in copies(path)[keep:]:
@@ -413,10 +419,9 @@ def rows_not_as_written(db: sqlite3.Connection, tables: bool = True, sums: bool 
     return ""
 
 
-def sequence_reached(base: pathlib.Path, changes: pathlib.Path | None = None) -> int:
-    """How far in the store's sequence a base and its changes (``changes``: beside it)
-    reached (0 when unreadable)."""
-    changes = changes or changes_of(base)
+def sequence_reached(base: pathlib.Path) -> int:
+    """How far in the store's sequence a base and its changes reached (0 when unreadable)."""
+    changes = changes_of(base)
     if not regular(changes):
         return 0
     try:
@@ -592,8 +597,9 @@ class Backups:
         with self.lock:
             self.since_base = {}
         path = pathlib.Path(self.store)
+        before = numbered(path)[:1]
         try:
-            fresh, target = prepare_base(path)
+            fresh = prepare_base(path, "next")
         except Exception as err:  # full or failing: the copies so far still hold everything
             with self.lock:
                 self.since_base = None
@@ -603,11 +609,14 @@ class Backups:
         with self.copying:
             with self.lock:
                 since_base, self.since_base = self.since_base or {}, None
+            if numbered(path)[:1] != before:  # a press's copy made a whole one meanwhile
+                discard_base(fresh)
+                return
             try:
-                append_changes(path, changes_of(target), since_base)
-                made = install_base(path, fresh, target, self.keep)
+                append_changes(path, changes_of(fresh), since_base)
+                made = install_base(path, fresh, self.keep)
             except Exception as err:
-                discard_base(fresh, target)
+                discard_base(fresh)
                 log.error("whole store copy failed (%s: %s); copies go on into the last one",
                           type(err).__name__, err)
                 return

@@ -177,3 +177,53 @@ def test_copies_that_cannot_be_added_to_give_way_to_a_new_whole_copy(
             held.close()
         backups.stop()
         store.close()
+
+
+def test_a_whole_copy_a_press_needs_while_the_worker_makes_one(
+        tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the worker writes a new whole copy, the changes stop taking copies (a flipped
+    bit): the press makes a whole copy of its own, under another name, and the worker's,
+    now older, is dropped. Every entry is in a copy all along, and nothing is left over."""
+    monkeypatch.setattr(backup, "REBASE", 0.05)
+    writing, go_on = threading.Event(), threading.Event()
+    real = backup.write_copy
+
+    def slow_copy(path: pathlib.Path, fresh: pathlib.Path) -> None:
+        real(path, fresh)
+        if threading.current_thread().name == "backups" and copies(path):  # held unfinished
+            writing.set()
+            assert go_on.wait(30)
+
+    monkeypatch.setattr(backup, "write_copy", slow_copy)
+    state = tmp_path / "state"
+    state.mkdir()
+    store = Store(str(state / "companion.sqlite"))
+    backups = keep_copies(store)
+    rng = random.Random(27)
+    try:
+        session = Session.new(store, Header(GAME, ("Ann", "Bob")))
+        for _ in range(200):
+            step(session, rng)
+            if writing.wait(0.01):
+                break
+        else:
+            pytest.fail("no new whole copy was made")
+        write_version_flipped(changes_of(copies(store.path)[0]))
+        step(session, rng)  # its copy: a whole one of the press's own
+        assert len(copies(store.path)) == 2
+        assert store_lost(state, tmp_path / "during") == answered(store, session.gid)
+        go_on.set()
+        for _ in range(600):
+            if not (state / "companion.sqlite.backup-next").exists():
+                break
+            threading.Event().wait(0.05)
+        step(session, rng)
+        assert store_lost(state, tmp_path / "after") == answered(store, session.gid)
+        left = sorted(p.name for p in state.iterdir() if "backup" in p.name)
+        assert len(left) == 4 and all(p.name.startswith(("companion.sqlite.backup-", )) and
+                                      p.name.removesuffix(".changes")[-1].isdigit()
+                                      for p in state.iterdir() if "backup" in p.name), left
+    finally:
+        go_on.set()
+        backups.stop()
+        store.close()
