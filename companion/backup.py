@@ -46,7 +46,7 @@ import stat
 import threading
 import time
 from collections.abc import Mapping
-from typing import Literal
+from typing import Literal, get_args
 
 from companion.smallfile import sync_directory
 from companion.store import (
@@ -183,15 +183,18 @@ def base_due(base: pathlib.Path) -> bool:
     """Whether ``base``'s changes have grown to :data:`REBASE` of its size (a new base is due)."""
     try:
         return changes_of(base).stat().st_size >= REBASE * base.stat().st_size
-    except OSError:
-        return True
+    except OSError:  # gone meanwhile: the next copy finds out what is wrong
+        return False
 
 
 def append_changes(path: pathlib.Path, changes: pathlib.Path,
                    changed: Changed) -> Literal["copied", "unchanged", "behind", "unknown"]:
     """One copy appended to ``changes`` ("copied"), unless nothing changed since the last
     ("unchanged"), the store's sequence is behind the changes' ("behind": another store),
-    or the changes do not say where they reached ("unknown")."""
+    or the changes do not say where they reached ("unknown"). The games copied: those the
+    sequence shows changed since the last copy, and those in ``changed`` (a change the
+    sequence already counted, in a copy made before it was told of: a new whole copy's
+    first, by the worker, may take a game's row and not its new entry)."""
     source = connect(path)
     try:
         source.execute(f"PRAGMA busy_timeout = {COPY_WAIT_MS}")
@@ -205,13 +208,15 @@ def append_changes(path: pathlib.Path, changes: pathlib.Path,
                 return "unknown"  # none yet, or a value of the wrong kind: a whole copy
             if now < reached[1]:
                 return "behind"
-            if now == reached[1]:
+            games = [gid for (gid,) in source.execute(
+                f"SELECT id FROM {GAMES_TABLE} WHERE touched > ?", (reached[1],))]
+            games += [gid for gid in changed if gid not in games and source.execute(
+                f"SELECT 1 FROM {GAMES_TABLE} WHERE id = ?", (gid,)).fetchone()]
+            if not games:
                 return "unchanged"
             number = reached[0] + 1
             for table in tables(source):
                 mirror(source, table)
-            games = [gid for (gid,) in source.execute(
-                f"SELECT id FROM {GAMES_TABLE} WHERE touched > ?", (reached[1],))]
             for gid in games:  # a game not known to have changed from later: from its start
                 copy_game(source, number, gid, changed.get(gid, 1))
             for table in tables(source):
@@ -470,7 +475,6 @@ class Backups:
         self.rebase = rebase
         self.changes = 0  # since the last copy was asked for (main thread only)
         self.wanted = False
-        self.base_wanted = False
         self.stopping = False
         #: For each game changed since the last copy, the first entry that changed.
         self.pending: dict[int, int | None] = {}
@@ -502,12 +506,8 @@ class Backups:
             return
         self.changes = 0
         with self.copying:  # waits only for the first copy of a run, or a base's last steps
-            made = self._copy(grown=False)
-        bases = copies(self.store) if made is not None else []
-        if bases and base_due(bases[0]):
-            with self.lock:
-                self.base_wanted = True
-            self.wake.set()
+            self._copy(grown=False)
+        self.wake.set()  # the worker looks whether a new whole copy is due
 
     def request(self) -> None:
         self.changes = 0
@@ -520,14 +520,21 @@ class Backups:
         be restored from (a whole copy if not), and copies whatever the store holds beyond
         them (the entries of a run that a power cut ended before its next copy: the
         changes since the copies are found by the store's sequence); when the copies are
-        sound and up to date it writes nothing."""
+        sound and up to date it writes nothing. A whole copy a power cut left unfinished
+        is removed first."""
+        path = pathlib.Path(self.store)
+        for name in get_args(Fresh):
+            discard_base(path.with_name(f"{path.name}{SUFFIX}{name}"))
         self.thread = threading.Thread(target=self._work, name="backups", daemon=True)
         self.thread.start()
         self.request()
 
     def stop(self) -> None:
-        """Finish the copy under way; make a last one if anything changed since."""
-        if self.changes:
+        """Finish the copy under way; make a last one if anything changed since (or a copy
+        failed: a full card that has room again)."""
+        with self.lock:
+            failed = bool(self.pending)
+        if self.changes or failed:
             self.request()
         self.stopping = True
         self.wake.set()
@@ -540,22 +547,30 @@ class Backups:
         while True:
             self.wake.wait()
             self.wake.clear()
-            self.run_due()
-            with self.lock:
-                rebase, self.base_wanted = self.base_wanted, False
-            if rebase and not self.stopping:
+            self.run_due(grown=False)  # a whole copy the changes have grown to: unlocked, below
+            if not self.stopping and self.base_is_due():
                 self.rebase_now()
             if self.stopping and not self.wanted:  # a last copy asked for meanwhile: make it
                 return
 
-    def run_due(self) -> pathlib.Path | None:
-        """Make the copy asked for, if one was; the file written."""
+    def run_due(self, grown: bool = True) -> pathlib.Path | None:
+        """Make the copy asked for, if one was; the file written. ``grown``: as
+        :func:`make_copy`'s."""
         with self.lock:
             if not self.wanted:
                 return None
             self.wanted = False
         with self.copying:
-            return self._copy(grown=True)
+            return self._copy(grown)
+
+    def base_is_due(self) -> bool:
+        """Whether the changes have grown to call for a new whole copy (a card that cannot
+        be read says no: the next copy finds out what is wrong)."""
+        try:
+            bases = copies(self.store)
+            return bool(bases) and base_due(bases[0])
+        except OSError:
+            return False
 
     def _copy(self, grown: bool) -> pathlib.Path | None:
         """Copy what changed (the caller holds :attr:`copying`); the file written. A copy
@@ -597,29 +612,26 @@ class Backups:
         with self.lock:
             self.since_base = {}
         path = pathlib.Path(self.store)
-        before = numbered(path)[:1]
+        fresh: pathlib.Path | None = None
         try:
+            before = numbered(path)[:1]
             fresh = prepare_base(path, "next")
+            with self.copying:
+                with self.lock:
+                    since_base, self.since_base = self.since_base or {}, None
+                if numbered(path)[:1] != before:  # a press's copy made a whole one meanwhile
+                    discard_base(fresh)
+                    return
+                append_changes(path, changes_of(fresh), since_base)
+                made = install_base(path, fresh, self.keep)
         except Exception as err:  # full or failing: the copies so far still hold everything
             with self.lock:
                 self.since_base = None
+            if fresh is not None:
+                discard_base(fresh)
             log.error("whole store copy failed (%s: %s); copies go on into the last one",
                       type(err).__name__, err)
             return
-        with self.copying:
-            with self.lock:
-                since_base, self.since_base = self.since_base or {}, None
-            if numbered(path)[:1] != before:  # a press's copy made a whole one meanwhile
-                discard_base(fresh)
-                return
-            try:
-                append_changes(path, changes_of(fresh), since_base)
-                made = install_base(path, fresh, self.keep)
-            except Exception as err:
-                discard_base(fresh)
-                log.error("whole store copy failed (%s: %s); copies go on into the last one",
-                          type(err).__name__, err)
-                return
         log.info("store copied to %s", made.name)
 
 

@@ -227,3 +227,211 @@ def test_a_whole_copy_a_press_needs_while_the_worker_makes_one(
         go_on.set()
         backups.stop()
         store.close()
+
+
+def test_an_entry_logged_as_a_new_whole_copy_takes_its_first_copy(
+        tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The review of this change: entries undone while the worker wrote a new whole copy,
+    then an entry committed just as the worker made that copy's first copy (of the undone
+    game's row alone). The entry's own copy found the store's sequence already copied and
+    copied nothing: the copies held an undone entry in its place."""
+    monkeypatch.setattr(backup, "REBASE", 100.0)
+    writing, go_write = threading.Event(), threading.Event()
+    in_first_copy, go_on = threading.Event(), threading.Event()
+    real_write, real_append = backup.write_copy, backup.append_changes
+
+    def held_write(path: pathlib.Path, fresh: pathlib.Path) -> None:
+        real_write(path, fresh)
+        if threading.current_thread().name == "backups" and copies(path):
+            writing.set()
+            assert go_write.wait(30)
+
+    def held_first_copy(path: pathlib.Path, changes: pathlib.Path,
+                        changed: backup.Changed) -> str:
+        if threading.current_thread().name == "backups" and "next" in changes.name:
+            in_first_copy.set()
+            assert go_on.wait(30)
+        return real_append(path, changes, changed)
+
+    monkeypatch.setattr(backup, "write_copy", held_write)
+    monkeypatch.setattr(backup, "append_changes", held_first_copy)
+    state = tmp_path / "state"
+    state.mkdir()
+    store = Store(str(state / "companion.sqlite"))
+    backups = keep_copies(store)
+    rng = random.Random(2711)
+    try:
+        session = Session.new(store, Header(GAME, ("Ann", "Bob")))
+        for _ in range(10):
+            step(session, rng)
+        monkeypatch.setattr(backup, "REBASE", 0.0)  # due at the next entry
+        step(session, rng)
+        assert writing.wait(30)
+        monkeypatch.setattr(backup, "REBASE", 100.0)
+        for _ in range(3):
+            session.undo()  # copied into the copies before the new whole one
+        go_write.set()
+        assert in_first_copy.wait(30)
+        threading.Timer(0.3, go_on.set).start()
+        step(session, rng)  # committed while the worker's first copy waits, then copied
+        assert store_lost(state, tmp_path / "cut") == answered(store, session.gid)
+    finally:
+        go_write.set()
+        go_on.set()
+        backups.stop()
+        store.close()
+
+
+def test_one_new_whole_copy_when_one_is_due(tmp_path: pathlib.Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The review: entries logged while the worker wrote a new whole copy each asked for
+    another, and a second one followed at once (twice the writing, and the two kept whole
+    copies alike). The worker makes one only when the newest copies call for it."""
+    monkeypatch.setattr(backup, "REBASE", 0.3)  # due after a few dozen entries
+    made: list[str] = []
+    writing, go_on = threading.Event(), threading.Event()
+    real = backup.write_copy
+
+    def counted(path: pathlib.Path, fresh: pathlib.Path) -> None:
+        real(path, fresh)
+        made.append(fresh.name)
+        if threading.current_thread().name == "backups" and copies(path):
+            writing.set()
+            assert go_on.wait(30)
+
+    monkeypatch.setattr(backup, "write_copy", counted)
+    state = tmp_path / "state"
+    state.mkdir()
+    store = Store(str(state / "companion.sqlite"))
+    backups = keep_copies(store)
+    rng = random.Random(3)
+    try:
+        session = Session.new(store, Header(GAME, ("Ann", "Bob")))
+        for _ in range(300):
+            step(session, rng)
+            if writing.wait(0.01):
+                break
+        else:
+            pytest.fail("no new whole copy was made")
+        for _ in range(3):  # the copies before the new one are still due: each one says so
+            step(session, rng)
+        go_on.set()
+        for _ in range(100):
+            if len(copies(store.path)) == 2:
+                break
+            time.sleep(0.05)
+        time.sleep(0.5)  # a second one would have begun by now
+        assert made == ["companion.sqlite.backup-new", "companion.sqlite.backup-next"]
+        assert store_lost(state, tmp_path / "cut") == answered(store, session.gid)
+    finally:
+        go_on.set()
+        backups.stop()
+        store.close()
+
+
+def test_the_first_entry_after_a_start_waits_for_no_whole_copy(
+        tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The review: a start whose copies had grown to call for a new whole copy made it
+    holding the copies' lock, and the first entry waited for it (seconds on a big store)."""
+    state = tmp_path / "state"
+    state.mkdir()
+    store = Store(str(state / "companion.sqlite"))
+    backups = keep_copies(store)
+    rng = random.Random(4)
+    session = Session.new(store, Header(GAME, ("Ann", "Bob")))
+    for _ in range(3):
+        step(session, rng)
+    backups.stop()
+    store.close()
+    monkeypatch.setattr(backup, "REBASE", 0.0)  # due at the start
+    real = backup.write_copy
+
+    def slow(path: pathlib.Path, fresh: pathlib.Path) -> None:
+        time.sleep(3)  # a big store on a card
+        real(path, fresh)
+
+    monkeypatch.setattr(backup, "write_copy", slow)
+    store = Store(str(state / "companion.sqlite"))
+    backups = keep_copies(store)
+    try:
+        session = Session(store, session.gid)
+        time.sleep(0.2)  # the worker's first copy is under way
+        started = time.monotonic()
+        step(session, rng)
+        assert time.monotonic() - started < 1.5, "the entry waited for a whole copy"
+        assert store_lost(state, tmp_path / "cut") == answered(store, session.gid)
+    finally:
+        backups.stop()
+        store.close()
+
+
+def test_a_copy_that_failed_is_made_at_the_stop(tmp_path: pathlib.Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The review: a copy that failed (a full card) waited for the next entry, and a clean
+    stop after the last one left it in the store alone."""
+    state = tmp_path / "state"
+    state.mkdir()
+    store = Store(str(state / "companion.sqlite"))
+    backups = keep_copies(store)
+    rng = random.Random(6)
+    try:
+        session = Session.new(store, Header(GAME, ("Ann", "Bob")))
+        step(session, rng)
+        real = backup.append_changes
+
+        def full(*args: object) -> str:
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(backup, "append_changes", full)
+        step(session, rng)  # answered: it is in the store; its copy failed
+        monkeypatch.setattr(backup, "append_changes", real)  # room again
+    finally:
+        backups.stop()
+        store.close()
+    store = Store(str(state / "companion.sqlite"))
+    played = answered(store, session.gid)
+    store.close()
+    assert store_lost(state, tmp_path / "cut") == played
+
+
+def test_whole_copies_a_power_cut_left_unfinished_are_removed_at_the_start(
+        tmp_path: pathlib.Path) -> None:
+    """The review: a whole copy a power cut left half-written (under its name before it
+    takes a number) stayed beside the copies, as big as the store, until the next one."""
+    state = tmp_path / "state"
+    state.mkdir()
+    left = [state / f"companion.sqlite.backup-{name}{end}" for name in ("new", "next")
+            for end in ("", ".changes")]
+    for name in left:
+        name.write_bytes(b"half")
+    store = Store(str(state / "companion.sqlite"))
+    keep_copies(store).stop()
+    store.close()
+    assert not any(name.exists() for name in left)
+    assert copies(state / "companion.sqlite")  # and a whole copy was made
+
+
+def test_a_card_that_fails_to_list_the_copies_never_refuses_an_entry(
+        tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The review: listing the copies after an entry's copy was outside the copy's guard,
+    so an I/O error there came out of the store's commit as the press's error, for an
+    entry already stored. The entry stands; the copy's failure is the log's."""
+    state = tmp_path / "state"
+    state.mkdir()
+    store = Store(str(state / "companion.sqlite"))
+    backups = keep_copies(store)
+    rng = random.Random(8)
+    try:
+        session = Session.new(store, Header(GAME, ("Ann", "Bob")))
+        step(session, rng)
+
+        def failing(path: object) -> list[pathlib.Path]:
+            raise OSError(5, "Input/output error")
+
+        monkeypatch.setattr(backup, "copies", failing)
+        step(session, rng)
+        assert len(answered(store, session.gid)) == 2
+    finally:
+        monkeypatch.undo()
+        backups.stop()
+        store.close()
