@@ -673,6 +673,7 @@ class Lane(Faults):
                 else:
                     self.tally.excused += len(game.lines)
                 self.games.remove(game)
+                self.over.discard(game.gid)  # a new store numbers its games from 1 again
                 continue
             if header != game.header:
                 self.problem(f"game {game.gid}'s header is {header}")
