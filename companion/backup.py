@@ -478,9 +478,9 @@ class Backups:
         self.stopping = False
         #: For each game changed since the last copy, the first entry that changed.
         self.pending: dict[int, int | None] = {}
-        #: While the worker makes a new base: each game changed since it began, and from
-        #: where (the base may not hold it: its first copy copies it again).
-        self.since_base: dict[int, int | None] | None = None
+        #: While the worker makes a new base: each game changed since it began (the base
+        #: may not hold the change: its first copy copies the game again, whole).
+        self.since_base: set[int] | None = None
         self.lock = threading.Lock()  # guards the fields above, held for no file's work
         self.copying = threading.Lock()  # one copy written at a time, by either thread
         self.wake = threading.Event()
@@ -497,7 +497,7 @@ class Backups:
         with self.lock:
             self.pending[gid] = earliest(self.pending.get(gid, since), since)
             if self.since_base is not None:
-                self.since_base[gid] = earliest(self.since_base.get(gid, since), since)
+                self.since_base.add(gid)
         self.changes += 1
         if not (milestone or self.changes >= self.every):
             return
@@ -610,7 +610,7 @@ class Backups:
         copy of every game changed since it began (the base may not hold those changes)
         and put in its place. Until then, the older base and its changes hold everything."""
         with self.lock:
-            self.since_base = {}
+            self.since_base = set()
         path = pathlib.Path(self.store)
         fresh: pathlib.Path | None = None
         try:
@@ -618,11 +618,14 @@ class Backups:
             fresh = prepare_base(path, "next")
             with self.copying:
                 with self.lock:
-                    since_base, self.since_base = self.since_base or {}, None
+                    since_base, self.since_base = self.since_base or set(), None
                 if numbered(path)[:1] != before:  # a press's copy made a whole one meanwhile
                     discard_base(fresh)
                     return
-                append_changes(path, changes_of(fresh), since_base)
+                # Each game changed meanwhile, whole: the one commit that may have come
+                # between taking since_base and this copy's read of the store is not in it
+                # (an entry pushed after undos replaces entries from before its since).
+                append_changes(path, changes_of(fresh), dict.fromkeys(since_base, 1))
                 made = install_base(path, fresh, self.keep)
         except Exception as err:  # full or failing: the copies so far still hold everything
             with self.lock:

@@ -435,3 +435,67 @@ def test_a_card_that_fails_to_list_the_copies_never_refuses_an_entry(
         monkeypatch.undo()
         backups.stop()
         store.close()
+
+
+def test_a_new_whole_copy_in_place_holds_a_state_that_was_or_is_stored(
+        tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second review: an entry pushed after undos, committed between the worker
+    taking the games changed during its new whole copy and its first copy's read of the
+    store, was copied from where the undos had left off: the game's row with the undone
+    entries in force. A power cut before the entry's own copy would have brought them back."""
+    monkeypatch.setattr(backup, "REBASE", 100.0)
+    writing, go_write = threading.Event(), threading.Event()
+    in_first_copy, go_on = threading.Event(), threading.Event()
+    real_write, real_append, real_install = (backup.write_copy, backup.append_changes,
+                                             backup.install_base)
+    at_install: list[list[tuple[str, ...]]] = []
+
+    def held_write(path: pathlib.Path, fresh: pathlib.Path) -> None:
+        real_write(path, fresh)
+        if threading.current_thread().name == "backups" and copies(path):
+            writing.set()
+            assert go_write.wait(30)
+
+    def held_first_copy(path: pathlib.Path, changes: pathlib.Path,
+                        changed: backup.Changed) -> str:
+        if threading.current_thread().name == "backups" and "next" in changes.name:
+            in_first_copy.set()
+            assert go_on.wait(30)
+        return real_append(path, changes, changed)
+
+    def looked_at(path: pathlib.Path, fresh: pathlib.Path, keep: int = backup.KEEP,
+                  prune: bool = True) -> pathlib.Path:
+        made = real_install(path, fresh, keep, prune)
+        if fresh.name.endswith("next"):  # the worker's, just put in place
+            at_install.append(store_lost(path.parent, tmp_path / f"at-{made.name}"))
+        return made
+
+    monkeypatch.setattr(backup, "write_copy", held_write)
+    monkeypatch.setattr(backup, "append_changes", held_first_copy)
+    monkeypatch.setattr(backup, "install_base", looked_at)
+    state = tmp_path / "state"
+    state.mkdir()
+    store = Store(str(state / "companion.sqlite"))
+    backups = keep_copies(store)
+    rng = random.Random(2711)
+    try:
+        session = Session.new(store, Header(GAME, ("Ann", "Bob")))
+        for _ in range(10):
+            step(session, rng)
+        monkeypatch.setattr(backup, "REBASE", 0.0)
+        step(session, rng)
+        assert writing.wait(30)
+        monkeypatch.setattr(backup, "REBASE", 100.0)
+        for _ in range(3):
+            session.undo()
+        undone = answered(store, session.gid)
+        go_write.set()
+        assert in_first_copy.wait(30)
+        threading.Timer(0.3, go_on.set).start()
+        step(session, rng)  # committed while the worker's first copy waits
+        assert at_install and at_install[0] in (undone, answered(store, session.gid))
+    finally:
+        go_write.set()
+        go_on.set()
+        backups.stop()
+        store.close()
