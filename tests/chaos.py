@@ -240,7 +240,8 @@ class Lane(Faults):
     def start(self, prefix: list[str] | None = None) -> Proc:
         self.tally.starts += 1
         if self.hold_for is not None:  # a second process lets go of the store a while later
-            timer = threading.Timer(self.hold_for, self.let_go)
+            held = self.holder  # that one only: a later round's holder is not this timer's
+            timer = threading.Timer(self.hold_for, lambda: self.holder is held and self.let_go())
             timer.daemon = True
             timer.start()
             self.hold_for = None
