@@ -235,7 +235,7 @@ def log_findings(log: bytes, size: int) -> tuple[int, int]:
     header_ok = magic in WAL_MAGIC and checksum(log[:24], (0, 0), magic & 1 == 1) == \
         struct.unpack(">2I", log[24:32])
     big_endian = magic & 1 == 1 if magic in WAL_MAGIC else True
-    salts = struct.unpack(">2I", log[16:24]) if header_ok else frames[0].salts
+    salts = current_salts(log, frames)
     used = 0
     if header_ok:
         seed: tuple[int, int] = struct.unpack(">2I", log[24:32])
@@ -252,32 +252,59 @@ def log_findings(log: bytes, size: int) -> tuple[int, int]:
     return used, followed[-1] + 1 if followed else 0
 
 
+def current_salts(log: bytes, frames: list[Frame]) -> tuple[int, int]:
+    """The salts of the log's current round: its header's when the header is sound, else
+    its first frame's (the round SQLite wrote last starts at the beginning of the file)."""
+    magic = struct.unpack(">I", log[:4])[0] if len(log) >= 4 else 0
+    if magic in WAL_MAGIC and len(log) >= WAL_HEADER and \
+            checksum(log[:24], (0, 0), magic & 1 == 1) == struct.unpack(">2I", log[24:32]):
+        return struct.unpack(">2I", log[16:24])
+    return frames[0].salts
+
+
+def newest_first(log: bytes, frames: list[Frame]) -> list[Frame]:
+    """A log's frames, newest first: the current round's from its end, then the earlier
+    rounds' (each reset of the log starts writing at the beginning again, with salt-1 one
+    higher, and leaves the frames of the round before beyond its own), each from its end."""
+    if not frames:
+        return []
+    salts = current_salts(log, frames)
+    return sorted(frames, key=lambda f: (f.salts == salts, f.salts[0], f.number), reverse=True)
+
+
 def read_pages(main: bytes, log: bytes) -> Pages:
-    """The main file's pages, then every log frame in order over them (later wins)."""
+    """The main file's pages, then the log's current round of frames in order over them
+    (later wins). An earlier round's frames left beyond it are older than the main file:
+    they were all copied into it before the log was reset."""
     size = page_size(main)
     size = wal_page_size(log, size) if len(main) < 100 else size
     reserved = main[20] if len(main) >= 100 and main[:16] == b"SQLite format 3\x00" else 0
     pages = Pages(size, size - reserved)
     for number, at in enumerate(range(0, len(main) - size + 1, size), start=1):
         pages.pages[number] = main[at:at + size]
-    for frame in wal_frames(log, size):
-        if frame.pgno:
+    frames = wal_frames(log, size)
+    salts = current_salts(log, frames) if frames else None
+    for frame in frames:
+        if frame.pgno and frame.salts == salts:
             pages.pages[frame.pgno] = frame.data
     return pages
 
 
 def cells(main: bytes, log: bytes) -> Iterator[Cell]:
-    """Every decodable row on the file's leaf pages and in its log's frames.
+    """Every decodable row on the file's leaf pages and in its log's frames: the newest
+    view of the pages first, then each log frame on its own, newest first.
 
     Each log frame is read on its own too (not only the newest copy of its page): an older
-    frame may hold an entry that a newer, garbled copy of the same page lost.
+    frame may hold an entry that a newer, garbled copy of the same page lost. Where a row
+    comes in several versions, the newest comes first (salvage takes the first that replays:
+    an older one may be an entry an undo replaced).
     """
     pages = read_pages(main, log)
     seen = set()
     for pgno, data in sorted(pages.pages.items()):
         seen.add(data)
         yield from pages.cells(data, pgno)
-    for frame in wal_frames(log, pages.size):
+    for frame in newest_first(log, wal_frames(log, pages.size)):
         if frame.data not in seen and frame.pgno:
             seen.add(frame.data)
             yield from pages.cells(frame.data, frame.pgno)

@@ -992,3 +992,47 @@ def test_files_removed_while_the_companion_runs_lose_nothing_acknowledged(
     store, _ = open_store(str(after / "companion.sqlite"))
     assert {gid: [e.lines for e in store.entries(gid)] for gid in expected} == expected
     store.close()
+
+
+def test_an_earlier_round_of_the_log_never_stands_for_the_newest(tmp_path: pathlib.Path) -> None:
+    """The chaos run (lane 271704, round 150): a main file emptied after a power cut, its
+    log holding a round of frames written after a reset and, beyond them, the end of the
+    round before (SQLite starts a log again from its beginning). Reading the log's pages,
+    salvage laid that older end over the newer round: two entries that undos had replaced
+    came back in place of the acknowledged ones. Only the current round stands for the
+    newest pages; the older rounds' frames are read after it, newest first."""
+    from tests.faultmatrix import no_autocheckpoint
+    from tests.playout import answer
+
+    live = tmp_path / "live"
+    live.mkdir()
+    path = str(live / "companion.sqlite")
+    store = Store(path, connect=no_autocheckpoint)
+    game = GAMES["penguin-panic"]
+    session = Session.new(store, Header(game, ("Ann", "Bob")))
+
+    def play(count: int, rng: random.Random) -> None:
+        for _ in range(count):
+            ask = game.prompt(session.state)
+            assert ask is not None
+            session.play([answer(game, session.state, ask, rng)])
+
+    play(60, random.Random(1))  # a long first round of the log
+    store.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()  # all in the main file
+    for _ in range(3):
+        session.undo()  # the first write after it starts the log again
+    play(3, random.Random(99))  # other entries where the undone ones were
+    expected = [e.lines for e in store.entries(session.gid)]
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    for name in ("companion.sqlite", "companion.sqlite-wal"):
+        shutil.copyfile(live / name, cut / name)
+    store.db.close()
+    log = (cut / "companion.sqlite-wal").read_bytes()
+    frames = rawread.wal_frames(log, rawread.wal_page_size(log, 4096))
+    assert len({frame.salts for frame in frames}) == 2, "the log holds two rounds"
+    (cut / "companion.sqlite").write_bytes(b"")  # emptied: the log is all there is
+    salvaged, note = open_store(str(cut / "companion.sqlite"))
+    assert note.startswith("Damaged store")
+    assert [e.lines for e in salvaged.entries(session.gid)] == expected
+    salvaged.close()
