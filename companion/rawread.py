@@ -262,14 +262,22 @@ def current_salts(log: bytes, frames: list[Frame]) -> tuple[int, int]:
     return frames[0].salts
 
 
+def current_round(log: bytes, frames: list[Frame]) -> int:
+    """How many frames, from the log's beginning, its current round holds: up to the last
+    one with its salts (a frame among them whose salts a flipped bit changed is still of
+    it). Each reset of the log starts writing at the beginning again, with salt-1 one
+    higher, and leaves the frames of the round before beyond its own."""
+    salts = current_salts(log, frames)
+    return max((f.number for f in frames if f.salts == salts), default=0)
+
+
 def newest_first(log: bytes, frames: list[Frame]) -> list[Frame]:
     """A log's frames, newest first: the current round's from its end, then the earlier
-    rounds' (each reset of the log starts writing at the beginning again, with salt-1 one
-    higher, and leaves the frames of the round before beyond its own), each from its end."""
+    rounds', the later round (salt-1) first, each from its end."""
     if not frames:
         return []
-    salts = current_salts(log, frames)
-    return sorted(frames, key=lambda f: (f.salts == salts, f.salts[0], f.number), reverse=True)
+    end = current_round(log, frames)
+    return sorted(frames, key=lambda f: (f.number <= end, f.salts[0], f.number), reverse=True)
 
 
 def read_pages(main: bytes, log: bytes) -> Pages:
@@ -283,9 +291,9 @@ def read_pages(main: bytes, log: bytes) -> Pages:
     for number, at in enumerate(range(0, len(main) - size + 1, size), start=1):
         pages.pages[number] = main[at:at + size]
     frames = wal_frames(log, size)
-    salts = current_salts(log, frames) if frames else None
-    for frame in frames:
-        if frame.pgno and frame.salts == salts:
+    end = current_round(log, frames) if frames else 0
+    for frame in frames[:end]:
+        if frame.pgno:
             pages.pages[frame.pgno] = frame.data
     return pages
 
