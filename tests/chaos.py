@@ -386,9 +386,16 @@ class Lane(Faults):
         if game is None or self.proc is None:
             return
         key = self.rng.choice([b"u", b"y", b"r", b"r"])
+        frames = self.proc.frames
         self.proc.key(key)
-        time.sleep(0.3)
-        self.ask("help")  # the key's presses are handled before this line's answer
+        # The key and the console's line reach the loop on two threads, in no set order: the
+        # key is taken once the screen answers it (a key that changes nothing draws nothing:
+        # a second at most), and only then is the store read back.
+        end = time.monotonic() + 1.0
+        while self.proc.frames == frames and time.monotonic() < end:
+            time.sleep(0.02)
+        time.sleep(0.1)
+        self.ask("help")
         stored = (self.stored([game.gid]) or {}).get(game.gid)
         if stored is None:
             return
