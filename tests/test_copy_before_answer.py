@@ -231,6 +231,7 @@ def test_a_whole_copy_a_press_needs_while_the_worker_makes_one(
     worker = held_worker(monkeypatch)
     with playing(tmp_path, 27, worker) as table:
         until_held(table, worker)
+        monkeypatch.setattr(backup, "REBASE", 100.0)  # no whole copy after this one
         write_version_flipped(changes_of(copies(table.store.path)[0]))
         table.step()  # its copy: a whole one of the press's own
         assert len(copies(table.store.path)) == 2
