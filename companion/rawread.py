@@ -232,12 +232,10 @@ def log_findings(log: bytes, size: int) -> tuple[int, int]:
     if not frames:
         return 0, 0
     magic = struct.unpack(">I", log[:4])[0]
-    header_ok = magic in WAL_MAGIC and checksum(log[:24], (0, 0), magic & 1 == 1) == \
-        struct.unpack(">2I", log[24:32])
     big_endian = magic & 1 == 1 if magic in WAL_MAGIC else True
     salts = current_salts(log, frames)
     used = 0
-    if header_ok:
+    if header_sound(log):
         seed: tuple[int, int] = struct.unpack(">2I", log[24:32])
         for frame in frames:
             if frame.salts != salts:
@@ -252,14 +250,17 @@ def log_findings(log: bytes, size: int) -> tuple[int, int]:
     return used, followed[-1] + 1 if followed else 0
 
 
+def header_sound(log: bytes) -> bool:
+    """Whether the log's header is as SQLite wrote it: its magic, and its own checksum."""
+    magic = struct.unpack(">I", log[:4])[0] if len(log) >= WAL_HEADER else 0
+    return magic in WAL_MAGIC and \
+        checksum(log[:24], (0, 0), magic & 1 == 1) == struct.unpack(">2I", log[24:32])
+
+
 def current_salts(log: bytes, frames: list[Frame]) -> tuple[int, int]:
     """The salts of the log's current round: its header's when the header is sound, else
     its first frame's (the round SQLite wrote last starts at the beginning of the file)."""
-    magic = struct.unpack(">I", log[:4])[0] if len(log) >= 4 else 0
-    if magic in WAL_MAGIC and len(log) >= WAL_HEADER and \
-            checksum(log[:24], (0, 0), magic & 1 == 1) == struct.unpack(">2I", log[24:32]):
-        return struct.unpack(">2I", log[16:24])
-    return frames[0].salts
+    return struct.unpack(">2I", log[16:24]) if header_sound(log) else frames[0].salts
 
 
 def current_round(log: bytes, frames: list[Frame]) -> int:
