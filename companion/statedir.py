@@ -46,6 +46,8 @@ COMPANIONS = ("-wal", "-shm")
 LOG_ROOM = 64 * 1024
 #: What every SQLite database file begins with (the file format's first 16 bytes).
 SQLITE_MAGIC = b"SQLite format 3\0"
+#: Where an SQLite header keeps its file format write and read versions (1 or 2 each).
+HEADER_VERSIONS = 18
 #: Errors a retry can outlast: the file system may be remounted, freed or plugged back.
 PASSING = frozenset({errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EAGAIN,
                      errno.ENOMEM, errno.EBUSY, errno.ESTALE, errno.ENODEV, errno.ENXIO})
@@ -268,15 +270,21 @@ def not_a_store(path: str) -> str:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return "the main file is not a regular file"
-        start = os.read(fd, len(SQLITE_MAGIC))
+        start = os.read(fd, HEADER_VERSIONS + 6)
     except OSError as err:
         return f"the main file cannot be read: {err.strerror}"
     finally:
         os.close(fd)
     if not start:
         return "the main file is empty (0 bytes)"
-    if start != SQLITE_MAGIC:
+    if start[:len(SQLITE_MAGIC)] != SQLITE_MAGIC:
         return "the main file is not an SQLite database"
+    versions = start[HEADER_VERSIONS:HEADER_VERSIONS + 2]
+    # (a header SQLite wrote, by the payload fractions it always writes, but its versions)
+    if start[HEADER_VERSIONS + 3:] == b"\x40\x20\x20" and not set(versions) <= {1, 2}:
+        # SQLite opens such a file read-only (or not at all) without a word, and every
+        # press after it would be refused: a flipped bit in the header, not a store to keep
+        return f"the main file's header names file format versions {versions[0]}/{versions[1]}"
     return ""
 
 

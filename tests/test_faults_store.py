@@ -1036,3 +1036,23 @@ def test_an_earlier_round_of_the_log_never_stands_for_the_newest(tmp_path: pathl
     assert note.startswith("Damaged store")
     assert [e.lines for e in salvaged.entries(session.gid)] == expected
     salvaged.close()
+
+
+@pytest.mark.parametrize("bit", [0x01, 0x04])
+def test_a_flipped_bit_in_the_store_header_versions_is_damage(tmp_path: pathlib.Path,
+                                                              bit: int) -> None:
+    """Found reading this stop's change: one bit of the main file's write version (byte 18)
+    made SQLite open the store read-only without a word, and every entry after it was
+    refused. Header versions other than 1 or 2 are damage: set aside, the games carried."""
+    path = str(tmp_path / "companion.sqlite")
+    expected = build(path)
+    store = Store(path)
+    store.close()  # the log folded into the main file
+    raw = bytearray(pathlib.Path(path).read_bytes())
+    raw[18] ^= bit
+    pathlib.Path(path).write_bytes(bytes(raw))
+    store, note = open_store(path)
+    assert note.startswith("Damaged store")
+    assert kept(store, expected) == 360
+    store.push(1, ["table roll 1 2"], rolled=False, over=False, winners=[])  # writable again
+    store.close()
